@@ -1,0 +1,3 @@
+# xdr: bounds-checked XDR cursors
+LIB_SRCS += src/xdr/xdr.c
+UNIT_TESTS += tests/unit/xdr/test_xdr.c
