@@ -76,6 +76,8 @@ struct rpc_proc {
 	enum rpc_drc_policy drc;
 	/* May block (fsync, large uncached I/O, big directories): run off the event loop. */
 	bool blocking;
+	/* Optional: decided per call from the decoded arguments (overrides @blocking). */
+	bool (*blocking_if)(const void *args);
 };
 
 struct rpc_version {
@@ -123,6 +125,16 @@ struct rpc_req {
 int rpc_register(const struct rpc_program *prog);
 /* The registered program with this number, or NULL. */
 const struct rpc_program *rpc_program_find(uint32_t prog);
+
+/*
+ * Serve one call synchronously, without a transport: decode the call in
+ * @call[0..len), dispatch it (blocking procedures run inline) and write the whole
+ * reply message (no record mark) to @reply. Returns the reply length, 0 when no reply
+ * is to be sent (a call the rpc layer drops), or -ENOSPC if @cap is too small.
+ * Used by tests and fuzz targets; the duplicate request cache is not consulted.
+ */
+long rpc_process_buffer(const void *call, size_t len, const struct sockaddr *peer,
+			socklen_t peer_len, void *reply, size_t cap);
 
 /* Text form of the caller's address ("192.0.2.7" or "2001:db8::1"), for logs. */
 const char *rpc_peer_str(const struct rpc_req *req, char *buf, size_t len);

@@ -1,0 +1,41 @@
+/*
+ * net.h - the transport: listeners, per-thread event loops, TCP record marking,
+ * UDP datagrams, the blocking-work pool, back-pressure and graceful shutdown.
+ *
+ * Every connection lives on one event loop for its whole life. A complete RPC record
+ * becomes a struct rpc_req that the rpc layer serves; replies may complete out of
+ * order and are written back by the owning loop.
+ */
+#ifndef SHOAL_NET_H
+#define SHOAL_NET_H
+
+#include <stdint.h>
+
+struct net_opts {
+	unsigned threads;		/* event-loop threads; 0 = one per CPU */
+	unsigned blocking_threads;	/* pool for blocking procedures; 0 = default (8) */
+	unsigned max_connections;	/* 0 = default (4096) */
+};
+
+struct net_server;
+
+/* Create a server (no threads yet). Returns 0 or a negative errno. */
+int net_server_new(const struct net_opts *opts, struct net_server **out);
+/*
+ * Bind a listener for all registered RPC programs. @proto is IPPROTO_TCP or
+ * IPPROTO_UDP, @addr a numeric IPv4/IPv6 address or NULL for any, @port 0 for an
+ * ephemeral port. *bound gets the port actually bound. Returns 0, -EADDRINUSE,
+ * -EACCES (privileged port) or another negative errno.
+ */
+int net_server_listen(struct net_server *s, int proto, const char *addr, uint16_t port,
+		      uint16_t *bound);
+/* Start the event loops and the blocking pool. Returns 0 or a negative errno. */
+int net_server_start(struct net_server *s);
+/*
+ * Stop: close the listeners, let every call already received finish and its reply
+ * be written (for at most @grace_ms), then close all connections and join threads.
+ */
+void net_server_stop(struct net_server *s, unsigned grace_ms);
+void net_server_free(struct net_server *s);
+
+#endif
