@@ -46,7 +46,7 @@ UNIT_BINS := $(UNIT_TESTS:%.c=$(O)/%)
 .SECONDARY:
 
 .PHONY: all build server run check check-unit check-integration check-asan check-style \
-	deps deps-test clean format lint
+	deps deps-test clean format lint install check-build
 
 all: build
 build: $(SERVER) $(UNIT_BINS) $(INTEG_TOOLS)
@@ -73,34 +73,74 @@ deps:
 deps-test:
 	sh scripts/install-deps.sh test
 
+# `make run`: the build starts only after deps, even under -j.
 EXPORT_DIR ?= $(CURDIR)/export
-run: deps $(SERVER)
+STATE_DIR ?= $(CURDIR)/.shoal-state
+run: deps
+	$(MAKE) --no-print-directory server
 	@mkdir -p $(EXPORT_DIR)
-	sh scripts/run.sh $(SERVER) $(EXPORT_DIR)
+	sh scripts/run.sh $(SERVER) $(EXPORT_DIR) $(STATE_DIR)
+
+# Each suite prints "N passed, M failed"; with CHECK_SUMMARY set (as check and check-asan
+# do) check-suite.sh also appends that count, under the suite's name, to the file.
+CHECK_SUMMARY ?=
+SUITE = bash scripts/check-suite.sh "$(CHECK_SUMMARY)"
 
 check-unit: $(UNIT_BINS)
-	sh tests/run-unit.sh $(UNIT_BINS)
+	$(SUITE) "unit ($(BUILD))" sh tests/run-unit.sh $(UNIT_BINS)
 
 check-integration: $(SERVER) $(INTEG_TOOLS)
-	sh tests/integration/run.sh $(O)
+	$(SUITE) "integration ($(BUILD))" sh tests/integration/run.sh $(O)
 
-check-asan:
-	$(MAKE) BUILD=asan check-unit check-integration
-
+CLANG_O ?= build/clang
 check-style:
-	sh scripts/check-style.sh
+	$(SUITE) style env CLANG_O=$(CLANG_O) sh scripts/check-style.sh
+
+lint: check-style
+
+# `make check` runs every step even when one fails, then prints the total over all of
+# them as its last line ("check: N passed, M failed") and fails if anything failed or
+# did not run. Builds inside a step use every core unless -j was given. The variants go
+# to build/release, build/asan and build/clang, or under $(O) when O is given.
+NPROC := $(shell nproc 2>/dev/null || echo 2)
+JOBS = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC))
+CHECK_OUT := $(if $(filter command line,$(origin O)),$(O),build)
+STEP = $(MAKE) --no-print-directory $(JOBS) CHECK_SUMMARY=$(abspath $(CHECK_OUT))/$@.txt
+VARIANT = BUILD=$(1) O=$(CHECK_OUT)/$(1)
 
 check: deps-test
-	$(MAKE) BUILD=release build
-	$(MAKE) BUILD=release check-style
-	$(MAKE) BUILD=release check-unit check-integration
-	$(MAKE) BUILD=asan check-unit check-integration
-	@echo "make check: all suites passed"
+	@mkdir -p $(CHECK_OUT) && rm -f $(CHECK_OUT)/$@.txt
+	-$(STEP) $(call VARIANT,release) check-build
+	-$(STEP) $(call VARIANT,release) CLANG_O=$(CHECK_OUT)/clang check-style
+	-$(STEP) $(call VARIANT,release) check-unit
+	-$(STEP) $(call VARIANT,release) check-integration
+	-$(STEP) $(call VARIANT,asan) check-unit
+	-$(STEP) $(call VARIANT,asan) check-integration
+	@sh scripts/check-summary.sh $(CHECK_OUT)/$@.txt "build (release)" style \
+		"unit (release)" "integration (release)" "unit (asan)" "integration (asan)"
+
+check-asan: deps-test
+	@mkdir -p $(CHECK_OUT) && rm -f $(CHECK_OUT)/$@.txt
+	-$(STEP) $(call VARIANT,asan) check-unit
+	-$(STEP) $(call VARIANT,asan) check-integration
+	@sh scripts/check-summary.sh $(CHECK_OUT)/$@.txt "unit (asan)" "integration (asan)"
+
+# The whole build as one recorded step of `make check`.
+check-build:
+	$(SUITE) "build ($(BUILD))" $(MAKE) --no-print-directory build
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+install: $(SERVER)
+	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/share/man/man8
+	install -m 755 $(SERVER) $(DESTDIR)$(PREFIX)/sbin/shoal-server
+	install -m 644 doc/shoal-server.8 $(DESTDIR)$(PREFIX)/share/man/man8/shoal-server.8
 
 format:
-	clang-format -i $$(git ls-files '*.c' '*.h')
+	clang-format -i $$(git ls-files --cached --others --exclude-standard '*.c' '*.h')
 
 clean:
 	rm -rf build
 
--include $(shell find $(O) -name "*.d" 2>/dev/null)
+# Header dependencies: every object's .d file, written by -MMD -MP next to it.
+-include $(shell find $(O) -name '*.d' 2>/dev/null)

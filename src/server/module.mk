@@ -1,0 +1,2 @@
+# server: the shoal-server daemon's entry point
+SERVER_SRCS += src/server/main.c
