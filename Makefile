@@ -35,6 +35,7 @@ LIB_SRCS :=
 SERVER_SRCS :=
 UNIT_TESTS :=
 INTEG_TOOLS :=
+BENCH_TOOLS :=
 
 include $(wildcard src/*/module.mk src/backend/*/module.mk tests/module.mk tests/*/module.mk tools/*/module.mk)
 
@@ -46,7 +47,7 @@ UNIT_BINS := $(UNIT_TESTS:%.c=$(O)/%)
 .SECONDARY:
 
 .PHONY: all build server run check check-unit check-integration check-asan check-style \
-	deps deps-test clean format lint install check-build
+	deps deps-test deps-bench bench clean format lint install check-build
 
 all: build
 build: $(SERVER) $(UNIT_BINS) $(INTEG_TOOLS)
@@ -128,6 +129,16 @@ check-asan: deps-test
 # The whole build as one recorded step of `make check`.
 check-build:
 	$(SUITE) "build ($(BUILD))" $(MAKE) --no-print-directory build
+
+# `make bench`: speed is measured here, never in tests, and always as a ratio to
+# nfs-ganesha measured in the same run (bench/meta.sh). BENCH_SECONDS sets the length.
+BENCH_SECONDS ?= 10
+bench: deps-bench
+	$(MAKE) --no-print-directory BUILD=release server $(BENCH_TOOLS)
+	bash bench/meta.sh build/release $(BENCH_SECONDS)
+
+deps-bench:
+	sh scripts/install-deps.sh bench
 
 PREFIX ?= /usr/local
 DESTDIR ?=

@@ -21,20 +21,21 @@
 /* The options in force for one client of one export. */
 struct export_opts {
 	bool ro;
-	bool root_squash;	/* default on, as in exports(5) */
+	bool root_squash; /* default on, as in exports(5) */
 	bool all_squash;
-	bool secure;		/* require a source port below 1024; default off */
-	uint32_t anonuid;	/* default 65534 */
-	uint32_t anongid;	/* default 65534 */
+	bool secure;	  /* require a source port below 1024; default off */
+	uint32_t anonuid; /* default 65534 */
+	uint32_t anongid; /* default 65534 */
 };
 
-struct export_client;	/* one client specification with its options */
+struct export_client; /* one client specification with its options */
 
-struct export {
-	uint32_t id;			/* stable: carried in every file handle */
-	char *path;			/* absolute, as written in the file */
-	struct vfs_export *vx;		/* set by export_table_open() */
-	char *clients_text;		/* "host1 10.0.0.0/8 *" for MOUNT EXPORT */
+struct export
+{
+	uint32_t id;	       /* stable: carried in every file handle */
+	char *path;	       /* absolute, as written in the file */
+	struct vfs_export *vx; /* set by export_table_open() */
+	char *clients_text;    /* "host1 10.0.0.0/8 *" for MOUNT EXPORT */
 	size_t nclients;
 	struct export_client *clients;
 };

@@ -182,6 +182,14 @@ void vfs_node_put(struct vfs_node *node);
 /* The 8-byte write verifier: different for every start of the server. */
 void vfs_write_verf(uint8_t verf[8]);
 
+/*
+ * Operations leave the caller's file-system identity (fsuid, fsgid, groups) set on the
+ * calling thread, cached so that the next call from the same user costs no syscall.
+ * Call this before a thread does file work of its own (state files, logs) to act as
+ * the server again. Returns 0 or a negative errno.
+ */
+int vfs_thread_reset_identity(void);
+
 /* ---- operations ---- */
 
 int vfs_getattr(struct vfs_node *node, struct vfs_attr *attr);

@@ -1,0 +1,299 @@
+/*
+ * posix_ops.c - the posix back-end's file operations: one Linux syscall each.
+ *
+ * Object references are O_PATH descriptors. Names are resolved with openat2() and
+ * RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV plus O_NOFOLLOW, so no
+ * name can leave the directory it is looked up in, cross a mount or follow a link.
+ * Calls that O_PATH descriptors cannot serve directly (chmod, link, reopen for I/O)
+ * go through /proc/self/fd/N, which the kernel allows for the process itself whatever
+ * the thread's fsuid.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "backend/posix/posix.h"
+
+#define PROC_FD_PATH_MAX 32
+
+static void proc_fd_path(char buf[PROC_FD_PATH_MAX], int fd)
+{
+	snprintf(buf, PROC_FD_PATH_MAX, "/proc/self/fd/%d", fd);
+}
+
+static int ret_fd(int fd)
+{
+	return fd < 0 ? -errno : fd;
+}
+
+static int ret0(int rc)
+{
+	return rc < 0 ? -errno : 0;
+}
+
+static int posix_root_open(const char *path, int *mount_fd, int *root_fd)
+{
+	/* open_by_handle_at() refuses an O_PATH mount descriptor, hence O_RDONLY. */
+	int mfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int rfd;
+
+	if (mfd < 0)
+		return -errno;
+	rfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rfd < 0) {
+		int err = -errno;
+
+		close(mfd);
+		return err;
+	}
+	*mount_fd = mfd;
+	*root_fd = rfd;
+	return 0;
+}
+
+static int posix_fh_of(int fd, const char *name, struct bk_fh *fh, int *mount_id)
+{
+	union {
+		struct file_handle h;
+		uint8_t space[sizeof(struct file_handle) + BK_FH_MAX];
+	} u;
+	int mid;
+
+	u.h.handle_bytes = BK_FH_MAX;
+	if (name_to_handle_at(fd, name, &u.h, &mid, name[0] ? 0 : AT_EMPTY_PATH) != 0)
+		return errno == EOVERFLOW ? -EOPNOTSUPP : -errno;
+	fh->type = (uint32_t)u.h.handle_type;
+	fh->len = (uint8_t)u.h.handle_bytes;
+	memcpy(fh->data, u.h.f_handle, u.h.handle_bytes);
+	if (mount_id)
+		*mount_id = mid;
+	return 0;
+}
+
+static int posix_open_fh(int mount_fd, const struct bk_fh *fh)
+{
+	union {
+		struct file_handle h;
+		uint8_t space[sizeof(struct file_handle) + BK_FH_MAX];
+	} u;
+
+	if (fh->len > BK_FH_MAX)
+		return -EINVAL;
+	u.h.handle_bytes = fh->len;
+	u.h.handle_type = (int)fh->type;
+	memcpy(u.h.f_handle, fh->data, fh->len);
+	return ret_fd(open_by_handle_at(mount_fd, &u.h, O_PATH | O_CLOEXEC));
+}
+
+static int posix_open_data(int fd, bool *writable)
+{
+	char path[PROC_FD_PATH_MAX];
+	int dfd;
+
+	proc_fd_path(path, fd);
+	dfd = open(path, O_RDWR | O_CLOEXEC);
+	if (dfd >= 0) {
+		*writable = true;
+		return dfd;
+	}
+	if (errno != EACCES && errno != EROFS && errno != EISDIR && errno != ETXTBSY &&
+	    errno != EPERM)
+		return -errno;
+	*writable = false;
+	return ret_fd(open(path, O_RDONLY | O_CLOEXEC));
+}
+
+static int posix_resolve(int dirfd, const char *name)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
+	};
+
+	return ret_fd((int)syscall(SYS_openat2, dirfd, name, &how, sizeof(how)));
+}
+
+static int posix_parent(int dirfd)
+{
+	return ret_fd(openat(dirfd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC));
+}
+
+static int posix_stat(int fd, struct stat *st)
+{
+	return ret0(fstat(fd, st));
+}
+
+static void posix_close(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
+
+static ssize_t posix_pread(int fd, void *buf, size_t n, uint64_t off)
+{
+	ssize_t r = pread(fd, buf, n, (off_t)off);
+
+	return r < 0 ? -errno : r;
+}
+
+static ssize_t posix_pwrite(int fd, const void *buf, size_t n, uint64_t off, enum bk_sync sync)
+{
+	struct iovec iov = {.iov_base = (void *)buf, .iov_len = n};
+	int flags = sync == BK_SYNC_FILE ? RWF_SYNC : sync == BK_SYNC_DATA ? RWF_DSYNC : 0;
+	ssize_t r = pwritev2(fd, &iov, 1, (off_t)off, flags);
+
+	return r < 0 ? -errno : r;
+}
+
+static int posix_fsync(int fd, bool datasync)
+{
+	return ret0(datasync ? fdatasync(fd) : fsync(fd));
+}
+
+static int posix_create(int dirfd, const char *name, uint32_t mode, bool excl)
+{
+	int flags = O_CREAT | O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (excl ? O_EXCL : 0);
+
+	return ret_fd(openat(dirfd, name, flags, (mode_t)(mode & 07777)));
+}
+
+static int posix_mkdir(int dirfd, const char *name, uint32_t mode)
+{
+	return ret0(mkdirat(dirfd, name, (mode_t)(mode & 07777)));
+}
+
+static int posix_symlink(int dirfd, const char *name, const char *target)
+{
+	return ret0(symlinkat(target, dirfd, name));
+}
+
+static int posix_mknod(int dirfd, const char *name, uint32_t mode, uint32_t major, uint32_t minor)
+{
+	return ret0(mknodat(dirfd, name, (mode_t)mode, makedev(major, minor)));
+}
+
+static int posix_unlink(int dirfd, const char *name, bool dir)
+{
+	return ret0(unlinkat(dirfd, name, dir ? AT_REMOVEDIR : 0));
+}
+
+static int posix_rename(int from_dirfd, const char *from, int to_dirfd, const char *to)
+{
+	return ret0(renameat(from_dirfd, from, to_dirfd, to));
+}
+
+static int posix_link(int fd, int dirfd, const char *name)
+{
+	char path[PROC_FD_PATH_MAX];
+
+	/* linkat(AT_EMPTY_PATH) needs CAP_DAC_READ_SEARCH, which a non-zero fsuid drops. */
+	proc_fd_path(path, fd);
+	return ret0(linkat(AT_FDCWD, path, dirfd, name, AT_SYMLINK_FOLLOW));
+}
+
+static ssize_t posix_readlink(int fd, char *buf, size_t cap)
+{
+	ssize_t r = readlinkat(fd, "", buf, cap);
+
+	return r < 0 ? -errno : r;
+}
+
+static int posix_chmod(int fd, uint32_t mode)
+{
+	char path[PROC_FD_PATH_MAX];
+
+	proc_fd_path(path, fd);
+	return ret0(chmod(path, (mode_t)(mode & 07777)));
+}
+
+static int posix_chown(int fd, uint32_t uid, uint32_t gid)
+{
+	return ret0(fchownat(fd, "", (uid_t)uid, (gid_t)gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW));
+}
+
+static int posix_truncate(int datafd, uint64_t size)
+{
+	return ret0(ftruncate(datafd, (off_t)size));
+}
+
+static int posix_utimes(int fd, const struct timespec ts[2])
+{
+	return ret0(utimensat(fd, "", ts, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW));
+}
+
+static int posix_opendir(int fd)
+{
+	return ret_fd(openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+}
+
+static int posix_seekdir(int dfd, uint64_t cookie)
+{
+	if (cookie > (uint64_t)INT64_MAX)
+		return -EINVAL;
+	return lseek(dfd, (off_t)cookie, SEEK_SET) < 0 ? -errno : 0;
+}
+
+static ssize_t posix_getdents(int dfd, void *buf, size_t cap)
+{
+	ssize_t r = syscall(SYS_getdents64, dfd, buf, cap);
+
+	return r < 0 ? -errno : r;
+}
+
+static int posix_stat_at(int dirfd, const char *name, struct stat *st)
+{
+	return ret0(fstatat(dirfd, name, st, AT_SYMLINK_NOFOLLOW));
+}
+
+static int posix_statfs(int fd, struct statvfs *sv)
+{
+	return ret0(fstatvfs(fd, sv));
+}
+
+static long posix_link_max(int fd)
+{
+	return fpathconf(fd, _PC_LINK_MAX);
+}
+
+const struct backend_ops posix_backend_ops = {
+	.version = BACKEND_VERSION,
+	.set_identity = posix_set_identity,
+	.root_open = posix_root_open,
+	.fh_of = posix_fh_of,
+	.open_fh = posix_open_fh,
+	.open_data = posix_open_data,
+	.resolve = posix_resolve,
+	.parent = posix_parent,
+	.stat = posix_stat,
+	.close = posix_close,
+	.pread = posix_pread,
+	.pwrite = posix_pwrite,
+	.fsync = posix_fsync,
+	.create = posix_create,
+	.mkdir = posix_mkdir,
+	.symlink = posix_symlink,
+	.mknod = posix_mknod,
+	.unlink = posix_unlink,
+	.rename = posix_rename,
+	.link = posix_link,
+	.readlink = posix_readlink,
+	.chmod = posix_chmod,
+	.chown = posix_chown,
+	.truncate = posix_truncate,
+	.utimes = posix_utimes,
+	.opendir = posix_opendir,
+	.seekdir = posix_seekdir,
+	.getdents = posix_getdents,
+	.stat_at = posix_stat_at,
+	.statfs = posix_statfs,
+	.link_max = posix_link_max,
+};

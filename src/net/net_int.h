@@ -1,0 +1,165 @@
+/*
+ * net_int.h - private structures of the transport: server, event loops, connections,
+ * pooled requests and the blocking pool.
+ *
+ * Ownership: a request belongs to the loop that received it for its whole life; the
+ * blocking pool borrows it and hands it back through the loop's completion stack.
+ * A connection is touched only by its loop, so its reference count needs no atomics:
+ * one reference while it is open, one per request that names it, one while it sits
+ * on the loop's dirty list.
+ *
+ * Locks: the pool mutex (protects its job queue) is the only lock in this layer; the
+ * DRC's shard mutexes are taken inside rpc calls, never while holding the pool lock.
+ */
+#ifndef SHOAL_NET_INT_H
+#define SHOAL_NET_INT_H
+
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <sys/uio.h>
+
+#include "net/net.h"
+#include "net/recmark.h"
+#include "rpc/rpc_int.h"
+
+#define NET_MAX_RECORD	  (1024 * 1024 + 64 * 1024)
+#define NET_REQ_RBUF	  8192	      /* inline receive buffer of a request */
+#define NET_REPLY_BUF	  (64 * 1024) /* inline reply buffer */
+#define NET_CONN_RBUF	  (64 * 1024) /* per-connection receive buffer */
+#define NET_DIRECT_MIN	  (16 * 1024) /* receive fragment rests this big straight into the request */
+#define NET_MAX_INFLIGHT  128	      /* calls in progress per connection */
+#define NET_MAX_QUEUED	  (4u << 20)  /* queued reply bytes per connection */
+#define NET_UDP_INFLIGHT  1024	      /* UDP calls in progress per loop */
+#define NET_POOL_KEEP	  256	      /* free requests kept per loop */
+#define NET_BIG_KEEP	  4	      /* large receive buffers kept per loop */
+#define NET_MAX_LISTENERS 16
+#define NET_REPLY_IOV	  (2 * XDR_OUT_MAXSEG + 2)
+
+enum net_ev_kind { NET_EV_WAKE, NET_EV_LISTEN, NET_EV_UDP, NET_EV_CONN };
+
+/* What an epoll event's data.ptr points at: the first member of each watched object. */
+struct net_ev {
+	enum net_ev_kind kind;
+};
+
+struct net_loop;
+struct net_conn;
+
+struct net_req {
+	struct rpc_req req;
+	struct rpc_req_priv rp;
+	struct net_loop *loop;
+	struct net_conn *conn; /* NULL for UDP */
+	int udp_fd;	       /* UDP: the socket to answer on */
+	bool udp_v6;	       /* UDP: that socket is AF_INET6 (answer v4-mapped) */
+	struct net_req *next;  /* free list, send queue, pool queue or completion stack */
+	uint8_t *rbuf;	       /* the call: small[] or a NET_MAX_RECORD heap buffer */
+	size_t rlen;
+	size_t rcap;
+	size_t total; /* reply bytes including the record mark */
+	unsigned niov;
+	uint8_t mark[4];
+	struct iovec iov[NET_REPLY_IOV];
+	uint8_t small[NET_REQ_RBUF];
+	uint8_t reply[NET_REPLY_BUF];
+};
+
+struct net_conn {
+	struct net_ev ev;
+	int fd;
+	struct net_loop *loop;
+	unsigned refs;
+	bool closed;
+	bool paused;	 /* EPOLLIN removed by back-pressure or shutdown */
+	bool dirty;	 /* on loop->dirty */
+	uint32_t events; /* current epoll mask */
+	unsigned inflight;
+	size_t queued;
+	struct net_req *sq_head, *sq_tail;
+	size_t sq_off; /* bytes of sq_head already written */
+	struct net_conn *dirty_next;
+	struct net_conn *prev, *next; /* loop->conns */
+	struct sockaddr_storage peer;
+	socklen_t peer_len;
+	uint16_t local_port;
+	struct recmark rm;
+	struct net_req *cur; /* record being assembled */
+	size_t rpos, rlen;
+	uint8_t rbuf[NET_CONN_RBUF];
+};
+
+/* A socket of one loop: its TCP listener or UDP socket for one listen() call. */
+struct net_sock {
+	struct net_ev ev;
+	int fd;
+	uint16_t port;
+	struct net_loop *loop;
+};
+
+struct net_loop {
+	struct net_server *srv;
+	struct net_ev wake_ev;
+	int epfd;
+	int evfd;
+	pthread_t thr;
+	bool started;
+	atomic_bool stop_req;
+	bool stopping;
+	unsigned stop_grace_ms; /* written before stop_req is set */
+	uint64_t deadline_ms;
+	struct net_sock socks[NET_MAX_LISTENERS];
+	unsigned nsocks;
+	_Atomic(struct net_req *) done; /* completions pushed by the blocking pool */
+	struct net_req *free;
+	unsigned nfree;
+	uint8_t *bigs[NET_BIG_KEEP];
+	unsigned nbig;
+	struct net_conn *conns;
+	struct net_conn *dirty;
+	unsigned inflight; /* requests of this loop not yet released */
+	unsigned udp_inflight;
+	uint64_t oversized; /* records over NET_MAX_RECORD (connections closed) */
+	uint64_t refused;   /* connections refused over max_connections */
+	uint8_t udp_spill[65536];
+};
+
+struct net_pool {
+	pthread_mutex_t lock; /* protects head, tail and stop */
+	pthread_cond_t cond;
+	struct net_req *head, *tail;
+	bool stop;
+	pthread_t *thr;
+	unsigned nthr;
+	unsigned started;
+};
+
+struct net_server {
+	struct net_opts opts;
+	struct net_loop *loops;
+	unsigned nloops;
+	unsigned nlisteners;
+	struct drc *drc;
+	struct net_pool pool;
+	atomic_uint nconns;
+	bool started;
+	bool stopped;
+};
+
+/* net_loop.c */
+int net_loop_init(struct net_loop *l, struct net_server *s);
+void net_loop_fini(struct net_loop *l);
+void *net_loop_main(void *arg);
+/* Ask a loop to begin its graceful stop. */
+void net_loop_wake_stop(struct net_loop *l);
+/* After the loop thread and the pool have ended: finish what the pool handed back. */
+void net_loop_drain(struct net_loop *l);
+
+/* net_pool.c */
+int net_pool_start(struct net_pool *p, unsigned n);
+void net_pool_submit(struct net_pool *p, struct net_req *r);
+/* Let queued jobs finish, then join the threads. */
+void net_pool_stop(struct net_pool *p);
+
+#endif

@@ -1,0 +1,762 @@
+/*
+ * net_loop.c - one event loop per worker thread: TCP connections with RFC 5531
+ * record marking, UDP datagrams, reply batching and back-pressure.
+ *
+ * Receive: one recv() per readiness into the connection's 64 KiB buffer, then every
+ * complete record in it is copied into a pooled request (small calls need no malloc);
+ * the rest of a large fragment is received straight into the request's big buffer.
+ * Send: replies are queued on the connection and, at the end of each loop iteration,
+ * every dirty connection is flushed with one sendmsg() that carries as many queued
+ * replies as fit; what the socket does not take waits for EPOLLOUT.
+ * Back-pressure: with NET_MAX_INFLIGHT calls in progress or NET_MAX_QUEUED reply bytes
+ * queued, a connection stops reading until it drains.
+ */
+#include "net/net_int.h"
+
+#include <errno.h>
+#include <netinet/tcp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/log.h"
+
+#define NET_FLUSH_IOV 256
+
+static uint64_t net_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* ---- requests ---- */
+
+static struct net_req *req_get(struct net_loop *l)
+{
+	struct net_req *r = l->free;
+
+	if (r) {
+		l->free = r->next;
+		l->nfree--;
+	} else {
+		r = malloc(sizeof(*r));
+		if (!r)
+			return NULL;
+		r->req.priv = &r->rp;
+		arena_init(&r->req.arena, 64 * 1024);
+		r->rbuf = r->small;
+		r->rcap = NET_REQ_RBUF;
+		r->loop = l;
+	}
+	r->rlen = 0;
+	r->conn = NULL;
+	r->udp_fd = -1;
+	r->next = NULL;
+	l->inflight++;
+	return r;
+}
+
+/* Make room for a record of @need bytes, keeping what was received. */
+static bool req_grow(struct net_loop *l, struct net_req *r, size_t need)
+{
+	uint8_t *big;
+
+	if (need <= r->rcap)
+		return true;
+	big = l->nbig ? l->bigs[--l->nbig] : malloc(NET_MAX_RECORD);
+	if (!big)
+		return false;
+	memcpy(big, r->rbuf, r->rlen);
+	r->rbuf = big;
+	r->rcap = NET_MAX_RECORD;
+	return true;
+}
+
+static void conn_put(struct net_conn *c)
+{
+	if (--c->refs == 0)
+		free(c);
+}
+
+/* The request is done: back to the free list, dropping its connection reference. */
+static void req_release(struct net_req *r)
+{
+	struct net_loop *l = r->loop;
+	struct net_conn *c = r->conn;
+
+	arena_reset(&r->req.arena);
+	if (r->rbuf != r->small) {
+		if (l->nbig < NET_BIG_KEEP)
+			l->bigs[l->nbig++] = r->rbuf;
+		else
+			free(r->rbuf);
+		r->rbuf = r->small;
+		r->rcap = NET_REQ_RBUF;
+	}
+	l->inflight--;
+	if (c) {
+		r->conn = NULL;
+		c->inflight--;
+		conn_put(c);
+	} else if (r->udp_fd >= 0) {
+		l->udp_inflight--;
+	}
+	if (l->nfree < NET_POOL_KEEP) {
+		r->next = l->free;
+		l->free = r;
+		l->nfree++;
+	} else {
+		arena_fini(&r->req.arena);
+		free(r);
+	}
+}
+
+static void net_norm_peer(struct sockaddr_storage *ss, socklen_t *len)
+{
+	const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)ss;
+	struct sockaddr_in sin;
+
+	if (ss->ss_family != AF_INET6 || !IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr))
+		return;
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_port = s6->sin6_port;
+	memcpy(&sin.sin_addr, &s6->sin6_addr.s6_addr[12], 4);
+	memcpy(ss, &sin, sizeof(sin));
+	*len = sizeof(sin);
+}
+
+/* ---- UDP ---- */
+
+static void udp_send(struct net_req *r)
+{
+	const struct xdr_out *o = &r->rp.out;
+	struct sockaddr_storage to;
+	struct msghdr msg;
+	socklen_t tolen = r->req.peer_len;
+
+	if (xdr_out_total(o) > 65507) {
+		log_debug("net: UDP reply of %zu bytes dropped", xdr_out_total(o));
+		return;
+	}
+	memcpy(&to, &r->req.peer, tolen);
+	if (to.ss_family == AF_INET && r->udp_v6) {
+		/* The socket is dual-stack: answer the v4-mapped address. */
+		struct sockaddr_in6 s6;
+
+		memset(&s6, 0, sizeof(s6));
+		s6.sin6_family = AF_INET6;
+		s6.sin6_port = ((struct sockaddr_in *)&to)->sin_port;
+		s6.sin6_addr.s6_addr[10] = 0xff;
+		s6.sin6_addr.s6_addr[11] = 0xff;
+		memcpy(&s6.sin6_addr.s6_addr[12], &((struct sockaddr_in *)&to)->sin_addr, 4);
+		memcpy(&to, &s6, sizeof(s6));
+		tolen = sizeof(s6);
+	}
+	memset(&msg, 0, sizeof(msg));
+	msg.msg_name = &to;
+	msg.msg_namelen = tolen;
+	msg.msg_iov = r->iov;
+	msg.msg_iovlen = xdr_out_iov(o, r->iov, NET_REPLY_IOV);
+	if (sendmsg(r->udp_fd, &msg, MSG_DONTWAIT) < 0)
+		log_debug("net: UDP sendmsg: %s", strerror(errno));
+}
+
+/* ---- TCP connections ---- */
+
+static void conn_set_events(struct net_conn *c, bool want_out)
+{
+	uint32_t ev = (c->paused ? 0 : EPOLLIN) | (want_out ? EPOLLOUT : 0);
+	struct epoll_event e = {.events = ev, .data.ptr = &c->ev};
+
+	if (c->closed || ev == c->events)
+		return;
+	if (epoll_ctl(c->loop->epfd, EPOLL_CTL_MOD, c->fd, &e) == 0)
+		c->events = ev;
+}
+
+static void conn_pause(struct net_conn *c)
+{
+	c->paused = true;
+	conn_set_events(c, c->events & EPOLLOUT);
+}
+
+static void conn_mark_dirty(struct net_conn *c)
+{
+	if (c->dirty)
+		return;
+	c->dirty = true;
+	c->refs++;
+	c->dirty_next = c->loop->dirty;
+	c->loop->dirty = c;
+}
+
+static void conn_close(struct net_conn *c)
+{
+	struct net_loop *l = c->loop;
+	struct net_req *r;
+
+	if (c->closed)
+		return;
+	c->closed = true;
+	epoll_ctl(l->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	close(c->fd);
+	atomic_fetch_sub(&l->srv->nconns, 1);
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		l->conns = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	if (c->cur) {
+		r = c->cur;
+		c->cur = NULL;
+		req_release(r);
+	}
+	while ((r = c->sq_head)) {
+		c->sq_head = r->next;
+		c->queued -= r->total;
+		req_release(r);
+	}
+	c->sq_tail = NULL;
+	conn_put(c); /* the reference of the open connection */
+}
+
+static void req_send(struct net_req *r)
+{
+	const struct xdr_out *o = &r->rp.out;
+	struct net_conn *c = r->conn;
+	size_t len = xdr_out_total(o);
+
+	if (!c) {
+		udp_send(r);
+		req_release(r);
+		return;
+	}
+	if (c->closed) {
+		req_release(r);
+		return;
+	}
+	xdr_put_u32(r->mark, RM_LAST_FRAG | (uint32_t)len);
+	r->iov[0].iov_base = r->mark;
+	r->iov[0].iov_len = 4;
+	r->niov = 1 + xdr_out_iov(o, r->iov + 1, NET_REPLY_IOV - 1);
+	r->total = len + 4;
+	r->next = NULL;
+	if (c->sq_tail)
+		c->sq_tail->next = r;
+	else
+		c->sq_head = r;
+	c->sq_tail = r;
+	c->queued += r->total;
+	conn_mark_dirty(c);
+}
+
+/* Serve one complete call: reply now, run inline, or hand to the blocking pool. */
+static void req_dispatch(struct net_loop *l, struct net_req *r)
+{
+	switch (rpc_call_begin(&r->req, l->srv->drc, r->rbuf, r->rlen, r->reply, NET_REPLY_BUF)) {
+	case RPC_STEP_DROP:
+		req_release(r);
+		return;
+	case RPC_STEP_RUN:
+		rpc_call_run(&r->req);
+		rpc_call_end(&r->req);
+		break;
+	case RPC_STEP_RUN_BLOCKING:
+		net_pool_submit(&l->srv->pool, r);
+		return;
+	case RPC_STEP_REPLY:
+		break;
+	}
+	req_send(r);
+}
+
+/* Write as much of the send queue as the socket takes, one sendmsg() per batch. */
+static void conn_flush(struct net_conn *c)
+{
+	struct iovec iov[NET_FLUSH_IOV];
+	struct msghdr msg;
+	struct net_req *r;
+	size_t bytes, skip, adv;
+	unsigned n;
+	ssize_t w;
+
+	while (c->sq_head) {
+		n = 0;
+		bytes = 0;
+		skip = c->sq_off;
+		for (r = c->sq_head; r && n + NET_REPLY_IOV <= NET_FLUSH_IOV; r = r->next) {
+			for (unsigned i = 0; i < r->niov; i++) {
+				size_t len = r->iov[i].iov_len;
+
+				if (skip >= len) {
+					skip -= len;
+					continue;
+				}
+				iov[n].iov_base = (uint8_t *)r->iov[i].iov_base + skip;
+				iov[n].iov_len = len - skip;
+				bytes += len - skip;
+				skip = 0;
+				n++;
+			}
+		}
+		memset(&msg, 0, sizeof(msg));
+		msg.msg_iov = iov;
+		msg.msg_iovlen = n;
+		w = sendmsg(c->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK) {
+				conn_set_events(c, true);
+				return;
+			}
+			log_debug("net: send: %s", strerror(errno));
+			conn_close(c);
+			return;
+		}
+		adv = (size_t)w + c->sq_off;
+		while ((r = c->sq_head) && adv >= r->total) {
+			adv -= r->total;
+			c->sq_head = r->next;
+			if (!c->sq_head)
+				c->sq_tail = NULL;
+			c->queued -= r->total;
+			req_release(r);
+		}
+		c->sq_off = adv;
+		if ((size_t)w < bytes) {
+			conn_set_events(c, true);
+			return;
+		}
+	}
+	conn_set_events(c, false);
+}
+
+/* Turn buffered bytes into records and serve them. */
+static void conn_parse(struct net_conn *c)
+{
+	struct net_loop *l = c->loop;
+	struct net_req *r;
+	enum rm_event ev;
+	size_t take;
+
+	while (!c->closed) {
+		if (!c->cur && (c->inflight >= NET_MAX_INFLIGHT || c->queued >= NET_MAX_QUEUED ||
+				l->stopping)) {
+			conn_pause(c);
+			return;
+		}
+		ev = recmark_next(&c->rm, c->rbuf + c->rpos, c->rlen - c->rpos, &take);
+		c->rpos += take;
+		switch (ev) {
+		case RM_NEED_MORE:
+			if (c->rpos < c->rlen)
+				memmove(c->rbuf, c->rbuf + c->rpos, c->rlen - c->rpos);
+			c->rlen -= c->rpos;
+			c->rpos = 0;
+			return;
+		case RM_FRAG:
+			if (!c->cur) {
+				c->cur = req_get(l);
+				if (!c->cur) {
+					conn_close(c);
+					return;
+				}
+				c->cur->conn = c;
+				c->refs++;
+				c->inflight++;
+			}
+			if (!req_grow(l, c->cur, c->rm.rec_len)) {
+				conn_close(c);
+				return;
+			}
+			break;
+		case RM_BYTES:
+			memcpy(c->cur->rbuf + c->cur->rlen, c->rbuf + c->rpos - take, take);
+			c->cur->rlen += take;
+			break;
+		case RM_RECORD:
+			r = c->cur;
+			c->cur = NULL;
+			memcpy(&r->req.peer, &c->peer, c->peer_len);
+			r->req.peer_len = c->peer_len;
+			r->req.ipproto = IPPROTO_TCP;
+			r->req.local_port = c->local_port;
+			req_dispatch(l, r);
+			break;
+		case RM_TOO_BIG:
+			l->oversized++;
+			log_debug("net: record over %u bytes, closing connection",
+				  (unsigned)NET_MAX_RECORD);
+			conn_close(c);
+			return;
+		}
+	}
+}
+
+/* Receive until the socket is drained (a short read) or back-pressure pauses us. */
+static void conn_read(struct net_conn *c)
+{
+	struct net_req *r;
+	size_t want;
+	ssize_t n;
+	uint8_t *dst;
+
+	while (!c->closed && !c->paused) {
+		r = c->cur;
+		if (r && c->rpos == c->rlen && c->rm.frag_left >= NET_DIRECT_MIN) {
+			want = c->rm.frag_left;
+			dst = r->rbuf + r->rlen;
+		} else {
+			want = NET_CONN_RBUF - c->rlen;
+			dst = c->rbuf + c->rlen;
+			r = NULL;
+		}
+		n = recv(c->fd, dst, want, MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		if (n <= 0) {
+			if (n < 0)
+				log_debug("net: recv: %s", strerror(errno));
+			conn_close(c);
+			return;
+		}
+		if (r) {
+			r->rlen += (size_t)n;
+			recmark_direct(&c->rm, (size_t)n);
+		} else {
+			c->rlen += (size_t)n;
+		}
+		conn_parse(c);
+		if ((size_t)n < want)
+			return;
+	}
+}
+
+/* Resume reading a paused connection once it has drained below the limits. */
+static void conn_maybe_resume(struct net_conn *c)
+{
+	if (!c->paused || c->closed || c->loop->stopping || c->inflight >= NET_MAX_INFLIGHT ||
+	    c->queued >= NET_MAX_QUEUED)
+		return;
+	c->paused = false;
+	conn_parse(c);
+	if (!c->closed && !c->paused)
+		conn_set_events(c, c->events & EPOLLOUT);
+}
+
+static void conn_new(struct net_loop *l, int fd, struct sockaddr_storage *ss, socklen_t len,
+		     uint16_t port)
+{
+	struct net_conn *c = malloc(sizeof(*c));
+	struct epoll_event e;
+	int one = 1;
+
+	if (!c)
+		goto err;
+	memset(c, 0, offsetof(struct net_conn, rbuf));
+	c->ev.kind = NET_EV_CONN;
+	c->fd = fd;
+	c->loop = l;
+	c->refs = 1;
+	c->events = EPOLLIN;
+	net_norm_peer(ss, &len);
+	memcpy(&c->peer, ss, len);
+	c->peer_len = len;
+	c->local_port = port;
+	recmark_init(&c->rm, NET_MAX_RECORD);
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	e.events = EPOLLIN;
+	e.data.ptr = &c->ev;
+	if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, fd, &e) < 0)
+		goto err;
+	c->next = l->conns;
+	if (l->conns)
+		l->conns->prev = c;
+	l->conns = c;
+	return;
+err:
+	free(c);
+	close(fd);
+	atomic_fetch_sub(&l->srv->nconns, 1);
+}
+
+static void listen_accept(struct net_loop *l, struct net_sock *s)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int fd;
+
+	for (int i = 0; i < 64; i++) {
+		len = sizeof(ss);
+		fd = accept4(s->fd, (struct sockaddr *)&ss, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			if (errno != EAGAIN && errno != EWOULDBLOCK)
+				log_debug("net: accept: %s", strerror(errno));
+			return;
+		}
+		if (atomic_fetch_add(&l->srv->nconns, 1) >= l->srv->opts.max_connections) {
+			atomic_fetch_sub(&l->srv->nconns, 1);
+			l->refused++;
+			log_debug("net: connection limit reached, refusing a connection");
+			close(fd);
+			continue;
+		}
+		conn_new(l, fd, &ss, len, s->port);
+	}
+}
+
+/* Receive up to a batch of datagrams, each one call, straight into pooled requests. */
+static void udp_read(struct net_loop *l, struct net_sock *s)
+{
+	struct iovec iov[2];
+	struct msghdr msg;
+	struct net_req *r;
+	ssize_t n;
+
+	for (int i = 0; i < 64; i++) {
+		r = req_get(l);
+		if (!r)
+			return;
+		iov[0].iov_base = r->small;
+		iov[0].iov_len = NET_REQ_RBUF;
+		iov[1].iov_base = l->udp_spill;
+		iov[1].iov_len = sizeof(l->udp_spill);
+		memset(&msg, 0, sizeof(msg));
+		msg.msg_name = &r->req.peer;
+		msg.msg_namelen = sizeof(r->req.peer);
+		msg.msg_iov = iov;
+		msg.msg_iovlen = 2;
+		n = recvmsg(s->fd, &msg, MSG_DONTWAIT);
+		if (n < 0) {
+			req_release(r);
+			if (errno == EINTR)
+				continue;
+			return;
+		}
+		r->rlen = (size_t)n < NET_REQ_RBUF ? (size_t)n : NET_REQ_RBUF;
+		if ((size_t)n > NET_REQ_RBUF) {
+			if (!req_grow(l, r, (size_t)n)) {
+				req_release(r);
+				continue;
+			}
+			memcpy(r->rbuf + NET_REQ_RBUF, l->udp_spill, (size_t)n - NET_REQ_RBUF);
+			r->rlen = (size_t)n;
+		}
+		if ((msg.msg_flags & MSG_TRUNC) || l->stopping ||
+		    l->udp_inflight >= NET_UDP_INFLIGHT) {
+			req_release(r);
+			continue;
+		}
+		r->udp_fd = s->fd;
+		l->udp_inflight++;
+		r->req.peer_len = msg.msg_namelen;
+		r->udp_v6 = ((struct sockaddr *)&r->req.peer)->sa_family == AF_INET6;
+		net_norm_peer(&r->req.peer, &r->req.peer_len);
+		r->req.ipproto = IPPROTO_UDP;
+		r->req.local_port = s->port;
+		req_dispatch(l, r);
+	}
+}
+
+/* ---- the loop ---- */
+
+/* Finish the calls the blocking pool handed back, oldest first. */
+static void loop_completions(struct net_loop *l)
+{
+	struct net_req *r = atomic_exchange_explicit(&l->done, NULL, memory_order_acquire);
+	struct net_req *fifo = NULL, *next;
+
+	for (; r; r = next) {
+		next = r->next;
+		r->next = fifo;
+		fifo = r;
+	}
+	for (r = fifo; r; r = next) {
+		next = r->next;
+		rpc_call_end(&r->req);
+		req_send(r);
+	}
+}
+
+static void loop_flush(struct net_loop *l)
+{
+	struct net_conn *c;
+
+	while ((c = l->dirty)) {
+		l->dirty = c->dirty_next;
+		c->dirty = false;
+		if (!c->closed)
+			conn_flush(c);
+		conn_maybe_resume(c);
+		conn_put(c);
+	}
+}
+
+/* Graceful stop: no new connections or calls; partial records are dropped. */
+static void loop_begin_stop(struct net_loop *l)
+{
+	struct net_req *r;
+
+	l->stopping = true;
+	l->deadline_ms = net_now_ms() + l->stop_grace_ms;
+	for (unsigned i = 0; i < l->nsocks; i++) {
+		struct net_sock *s = &l->socks[i];
+
+		if (s->fd < 0)
+			continue;
+		epoll_ctl(l->epfd, EPOLL_CTL_DEL, s->fd, NULL);
+		if (s->ev.kind == NET_EV_LISTEN) {
+			close(s->fd);
+			s->fd = -1;
+		}
+	}
+	for (struct net_conn *c = l->conns; c; c = c->next) {
+		conn_pause(c);
+		if (c->cur) {
+			r = c->cur;
+			c->cur = NULL;
+			req_release(r);
+		}
+	}
+}
+
+static void loop_wake(struct net_loop *l)
+{
+	uint64_t v;
+
+	if (read(l->evfd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+		log_debug("net: eventfd read: %s", strerror(errno));
+	if (atomic_load(&l->stop_req) && !l->stopping)
+		loop_begin_stop(l);
+	loop_completions(l);
+}
+
+static void conn_event(struct net_conn *c, uint32_t events)
+{
+	c->refs++;
+	if (events & (EPOLLERR | EPOLLHUP)) {
+		conn_close(c);
+	} else {
+		if (events & EPOLLOUT)
+			conn_mark_dirty(c);
+		if (events & EPOLLIN)
+			conn_read(c);
+	}
+	conn_put(c);
+}
+
+void *net_loop_main(void *arg)
+{
+	struct net_loop *l = arg;
+	struct epoll_event evs[128];
+	int n, timeout;
+
+	for (;;) {
+		timeout = -1;
+		if (l->stopping) {
+			uint64_t now = net_now_ms();
+
+			if (l->inflight == 0 || now >= l->deadline_ms)
+				break;
+			timeout = (int)(l->deadline_ms - now);
+		}
+		n = epoll_wait(l->epfd, evs, 128, timeout);
+		if (n < 0 && errno != EINTR) {
+			log_error("net: epoll_wait: %s", strerror(errno));
+			break;
+		}
+		for (int i = 0; i < n; i++) {
+			struct net_ev *ev = evs[i].data.ptr;
+
+			switch (ev->kind) {
+			case NET_EV_WAKE:
+				loop_wake(l);
+				break;
+			case NET_EV_LISTEN:
+				listen_accept(l, (struct net_sock *)ev);
+				break;
+			case NET_EV_UDP:
+				udp_read(l, (struct net_sock *)ev);
+				break;
+			case NET_EV_CONN:
+				conn_event((struct net_conn *)ev, evs[i].events);
+				break;
+			}
+		}
+		loop_flush(l);
+	}
+	while (l->conns)
+		conn_close(l->conns);
+	loop_flush(l);
+	return NULL;
+}
+
+void net_loop_wake_stop(struct net_loop *l)
+{
+	uint64_t one = 1;
+
+	atomic_store(&l->stop_req, true);
+	if (write(l->evfd, &one, sizeof(one)) < 0)
+		log_debug("net: eventfd write: %s", strerror(errno));
+}
+
+void net_loop_drain(struct net_loop *l)
+{
+	loop_completions(l);
+	while (l->conns)
+		conn_close(l->conns);
+	loop_flush(l);
+}
+
+int net_loop_init(struct net_loop *l, struct net_server *s)
+{
+	struct epoll_event e;
+
+	memset(l, 0, offsetof(struct net_loop, udp_spill));
+	l->srv = s;
+	l->wake_ev.kind = NET_EV_WAKE;
+	atomic_init(&l->done, NULL);
+	atomic_init(&l->stop_req, false);
+	l->epfd = epoll_create1(EPOLL_CLOEXEC);
+	l->evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (l->epfd < 0 || l->evfd < 0)
+		return -errno;
+	e.events = EPOLLIN;
+	e.data.ptr = &l->wake_ev;
+	if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, l->evfd, &e) < 0)
+		return -errno;
+	return 0;
+}
+
+void net_loop_fini(struct net_loop *l)
+{
+	struct net_req *r;
+
+	for (unsigned i = 0; i < l->nsocks; i++) {
+		if (l->socks[i].fd >= 0)
+			close(l->socks[i].fd);
+	}
+	if (l->epfd >= 0)
+		close(l->epfd);
+	if (l->evfd >= 0)
+		close(l->evfd);
+	while ((r = l->free)) {
+		l->free = r->next;
+		arena_fini(&r->req.arena);
+		free(r);
+	}
+	for (unsigned i = 0; i < l->nbig; i++)
+		free(l->bigs[i]);
+}

@@ -1,0 +1,92 @@
+/*
+ * net_pool.c - the blocking pool: threads that run procedures which may block
+ * (fsync, uncached I/O) so that the event loops keep serving cheap calls.
+ *
+ * A job is a request; when it has run, it goes back to its owning loop on a lock-free
+ * completion stack, and the loop's eventfd is written only when the stack was empty,
+ * so a burst of completions costs the loop one wake-up.
+ */
+#include "net/net_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static void net_complete(struct net_req *r)
+{
+	struct net_loop *l = r->loop;
+	struct net_req *old = atomic_load_explicit(&l->done, memory_order_relaxed);
+	uint64_t one = 1;
+
+	do {
+		r->next = old;
+	} while (!atomic_compare_exchange_weak_explicit(&l->done, &old, r, memory_order_release,
+							memory_order_relaxed));
+	if (!old && write(l->evfd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		abort(); /* an eventfd write fails only if the fd is gone: our bug */
+}
+
+static void *net_pool_main(void *arg)
+{
+	struct net_pool *p = arg;
+	struct net_req *r;
+
+	for (;;) {
+		pthread_mutex_lock(&p->lock);
+		while (!p->head && !p->stop)
+			pthread_cond_wait(&p->cond, &p->lock);
+		r = p->head;
+		if (r) {
+			p->head = r->next;
+			if (!p->head)
+				p->tail = NULL;
+		}
+		pthread_mutex_unlock(&p->lock);
+		if (!r)
+			return NULL; /* stopping and the queue is empty */
+		rpc_call_run(&r->req);
+		net_complete(r);
+	}
+}
+
+int net_pool_start(struct net_pool *p, unsigned n)
+{
+	int err;
+
+	p->thr = calloc(n, sizeof(*p->thr));
+	if (!p->thr)
+		return -ENOMEM;
+	p->nthr = n;
+	for (p->started = 0; p->started < n; p->started++) {
+		err = pthread_create(&p->thr[p->started], NULL, net_pool_main, p);
+		if (err)
+			return -err;
+	}
+	return 0;
+}
+
+void net_pool_submit(struct net_pool *p, struct net_req *r)
+{
+	r->next = NULL;
+	pthread_mutex_lock(&p->lock);
+	if (p->tail)
+		p->tail->next = r;
+	else
+		p->head = r;
+	p->tail = r;
+	pthread_cond_signal(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+}
+
+void net_pool_stop(struct net_pool *p)
+{
+	pthread_mutex_lock(&p->lock);
+	p->stop = true;
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+	for (unsigned i = 0; i < p->started; i++)
+		pthread_join(p->thr[i], NULL);
+	p->started = 0;
+	free(p->thr);
+	p->thr = NULL;
+}

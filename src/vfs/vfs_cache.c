@@ -1,0 +1,412 @@
+/*
+ * vfs_cache.c - exports and the node cache: handle -> open object.
+ *
+ * Each export has a table of nodes split into VFS_CACHE_SHARDS shards, one mutex per
+ * shard, keyed by the handle's bytes (hashed by its MAC, which is already a keyed
+ * PRF of the rest). A node is only ever inserted after its handle was authenticated,
+ * so a hit — exact bytes found — needs no MAC computation: vfs_node_get() on a cached
+ * object costs one hash lookup. Unreferenced nodes sit on a per-shard LRU list and
+ * are evicted when a shard holds more than its share of VFS_CACHE_MAX.
+ *
+ * Every node holds an O_PATH reference (opened by handle as the server), and for
+ * regular files, once read or written, an I/O descriptor shared by every caller.
+ * A referenced node holds a reference on its export.
+ *
+ * Locks: shard->lock protects the shard's buckets, LRU list and count, and the refs,
+ * hashed and link fields of its nodes. It is a leaf lock; descriptors are closed
+ * after it is dropped.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/posix/posix.h"
+#include "vfs/vfs_internal.h"
+
+#define SHARD_BUCKETS 256
+#define SHARD_MAX     (VFS_CACHE_MAX / VFS_CACHE_SHARDS)
+
+struct vfs_node_shard {
+	pthread_mutex_t lock;
+	struct vfs_node *buckets[SHARD_BUCKETS];
+	struct vfs_node *lru_head, *lru_tail; /* unreferenced nodes, newest first */
+	unsigned count;			      /* hashed nodes */
+};
+
+static struct vfs_node_shard *shard_of(struct vfs_export *ve, uint64_t hash)
+{
+	return &ve->shards[hash % VFS_CACHE_SHARDS];
+}
+
+static struct vfs_node **bucket_of(struct vfs_node_shard *sh, uint64_t hash)
+{
+	return &sh->buckets[(hash / VFS_CACHE_SHARDS) % SHARD_BUCKETS];
+}
+
+static void lru_remove(struct vfs_node_shard *sh, struct vfs_node *n)
+{
+	if (n->lru_prev)
+		n->lru_prev->lru_next = n->lru_next;
+	else
+		sh->lru_head = n->lru_next;
+	if (n->lru_next)
+		n->lru_next->lru_prev = n->lru_prev;
+	else
+		sh->lru_tail = n->lru_prev;
+	n->lru_prev = n->lru_next = NULL;
+}
+
+static void lru_push(struct vfs_node_shard *sh, struct vfs_node *n)
+{
+	n->lru_prev = NULL;
+	n->lru_next = sh->lru_head;
+	if (sh->lru_head)
+		sh->lru_head->lru_prev = n;
+	else
+		sh->lru_tail = n;
+	sh->lru_head = n;
+}
+
+static void unhash(struct vfs_node_shard *sh, struct vfs_node *n)
+{
+	struct vfs_node **pp = bucket_of(sh, n->hash);
+
+	while (*pp && *pp != n)
+		pp = &(*pp)->hnext;
+	if (*pp)
+		*pp = n->hnext;
+	n->hnext = NULL;
+	n->hashed = false;
+	sh->count--;
+}
+
+static struct vfs_node *find(struct vfs_node_shard *sh, uint64_t hash, const uint8_t *fh,
+			     size_t len)
+{
+	for (struct vfs_node *n = *bucket_of(sh, hash); n; n = n->hnext)
+		if (n->hash == hash && n->fh.len == len && memcmp(n->fh.data, fh, len) == 0)
+			return n;
+	return NULL;
+}
+
+static void node_free(struct vfs_node *n)
+{
+	const struct backend_ops *be = n->ve->be;
+	int d = atomic_load(&n->data);
+
+	if (d >= 0)
+		be->close(d >> 1);
+	be->close(n->fd);
+	free(n);
+}
+
+/* Take a reference on @n (shard lock held). */
+static void node_ref_locked(struct vfs_node_shard *sh, struct vfs_node *n)
+{
+	if (n->refs++ == 0 && n->hashed)
+		lru_remove(sh, n);
+}
+
+/* Unhash the oldest unreferenced nodes while the shard is over its share; returns them
+ * chained by hnext for the caller to free after unlocking. */
+static struct vfs_node *evict_locked(struct vfs_node_shard *sh)
+{
+	struct vfs_node *victims = NULL;
+
+	while (sh->count > SHARD_MAX && sh->lru_tail) {
+		struct vfs_node *n = sh->lru_tail;
+
+		lru_remove(sh, n);
+		unhash(sh, n);
+		n->hnext = victims;
+		victims = n;
+	}
+	return victims;
+}
+
+static void free_chain(struct vfs_node *n)
+{
+	while (n) {
+		struct vfs_node *next = n->hnext;
+
+		node_free(n);
+		n = next;
+	}
+}
+
+/* Find or insert the node for authenticated handle @fh with object reference @fd
+ * (consumed). */
+static int insert(struct vfs_export *ve, const struct vfs_fh *fh, int fd, mode_t type,
+		  struct vfs_node **out)
+{
+	uint64_t hash = vfs_fh_hash(fh->data, fh->len);
+	struct vfs_node_shard *sh = shard_of(ve, hash);
+	struct vfs_node *n, *victims;
+
+	pthread_mutex_lock(&sh->lock);
+	n = find(sh, hash, fh->data, fh->len);
+	if (n) {
+		node_ref_locked(sh, n);
+		pthread_mutex_unlock(&sh->lock);
+		ve->be->close(fd);
+		goto out;
+	}
+	n = calloc(1, sizeof(*n));
+	if (!n) {
+		pthread_mutex_unlock(&sh->lock);
+		ve->be->close(fd);
+		return -ENOMEM;
+	}
+	n->ve = ve;
+	n->hash = hash;
+	n->fd = fd;
+	atomic_init(&n->data, -1);
+	n->type = type;
+	n->fh = *fh;
+	n->refs = 1;
+	n->hashed = true;
+	n->hnext = *bucket_of(sh, hash);
+	*bucket_of(sh, hash) = n;
+	sh->count++;
+	victims = evict_locked(sh);
+	pthread_mutex_unlock(&sh->lock);
+	free_chain(victims);
+out:
+	vfs_export_get(ve);
+	*out = n;
+	return 0;
+}
+
+void vfs_cache_init(struct vfs_export *ve)
+{
+	for (unsigned i = 0; i < VFS_CACHE_SHARDS; i++)
+		pthread_mutex_init(&ve->shards[i].lock, NULL);
+}
+
+void vfs_cache_fini(struct vfs_export *ve)
+{
+	for (unsigned i = 0; i < VFS_CACHE_SHARDS; i++) {
+		struct vfs_node_shard *sh = &ve->shards[i];
+
+		for (unsigned b = 0; b < SHARD_BUCKETS; b++)
+			free_chain(sh->buckets[b]);
+		pthread_mutex_destroy(&sh->lock);
+	}
+}
+
+void vfs_cache_forget(struct vfs_export *ve, const struct vfs_fh *fh)
+{
+	uint64_t hash = vfs_fh_hash(fh->data, fh->len);
+	struct vfs_node_shard *sh = shard_of(ve, hash);
+	struct vfs_node *n;
+
+	pthread_mutex_lock(&sh->lock);
+	n = find(sh, hash, fh->data, fh->len);
+	if (n) {
+		if (n->refs == 0)
+			lru_remove(sh, n);
+		unhash(sh, n);
+		if (n->refs != 0)
+			n = NULL; /* freed by the last vfs_node_put() */
+	}
+	pthread_mutex_unlock(&sh->lock);
+	if (n)
+		node_free(n);
+}
+
+int vfs_node_get(struct vfs_export *ve, const uint8_t *fh, size_t len, struct vfs_node **out)
+{
+	struct vfs_fh vfh;
+	struct bk_fh bk;
+	struct stat st;
+	struct vfs_node_shard *sh;
+	struct vfs_node *n;
+	uint64_t hash;
+	int fd, err;
+
+	if (len < VFS_FH_MIN || len > VFS_FH_MAX)
+		return -VFS_EBADHANDLE;
+	hash = vfs_fh_hash(fh, len);
+	sh = shard_of(ve, hash);
+	pthread_mutex_lock(&sh->lock);
+	n = find(sh, hash, fh, len);
+	if (n)
+		node_ref_locked(sh, n);
+	pthread_mutex_unlock(&sh->lock);
+	if (n) {
+		vfs_export_get(ve);
+		*out = n;
+		return 0;
+	}
+
+	err = vfs_fh_check(ve->id, fh, len, &bk);
+	if (err)
+		return err;
+	/* open_by_handle_at() needs CAP_DAC_READ_SEARCH, which only fsuid 0 keeps. */
+	err = vfs_become_server(ve);
+	if (err)
+		return err;
+	fd = ve->be->open_fh(ve->mount_fd, &bk);
+	if (fd < 0)
+		return fd == -ENOENT ? -ESTALE : fd;
+	err = ve->be->stat(fd, &st);
+	if (!err && st.st_nlink == 0)
+		err = -ESTALE;
+	if (!err && S_ISDIR(st.st_mode))
+		err = vfs_dir_beneath(ve, fd);
+	if (err) {
+		ve->be->close(fd);
+		return err;
+	}
+	vfh.len = (uint8_t)len;
+	memcpy(vfh.data, fh, len);
+	return insert(ve, &vfh, fd, st.st_mode & S_IFMT, out);
+}
+
+int vfs_node_from_fd(struct vfs_export *ve, int fd, struct vfs_attr *attr, struct vfs_node **out)
+{
+	struct vfs_fh fh;
+	int err = vfs_fh_of_fd(ve, fd, &fh, attr);
+	mode_t type;
+
+	if (err) {
+		ve->be->close(fd);
+		return err;
+	}
+	switch (attr->type) {
+	case VFS_DIR:
+		type = S_IFDIR;
+		break;
+	case VFS_REG:
+		type = S_IFREG;
+		break;
+	case VFS_LNK:
+		type = S_IFLNK;
+		break;
+	default:
+		type = S_IFIFO; /* any special file: no I/O through the node */
+		break;
+	}
+	return insert(ve, &fh, fd, type, out);
+}
+
+void vfs_node_put(struct vfs_node *node)
+{
+	struct vfs_export *ve;
+	struct vfs_node_shard *sh;
+	struct vfs_node *victims = NULL;
+	bool free_it = false;
+
+	if (!node)
+		return;
+	ve = node->ve;
+	sh = shard_of(ve, node->hash);
+	pthread_mutex_lock(&sh->lock);
+	if (--node->refs == 0) {
+		if (node->hashed) {
+			lru_push(sh, node);
+			victims = evict_locked(sh);
+		} else {
+			free_it = true;
+		}
+	}
+	pthread_mutex_unlock(&sh->lock);
+	free_chain(victims);
+	if (free_it)
+		node_free(node);
+	vfs_export_put(ve);
+}
+
+int vfs_node_data_fd(struct vfs_node *node, int *fd, bool *writable)
+{
+	int d = atomic_load(&node->data);
+	int expect = -1;
+	bool w = false;
+	int nfd, err;
+
+	if (d < 0) {
+		err = vfs_become_server(node->ve);
+		if (err)
+			return err;
+		nfd = node->ve->be->open_data(node->fd, &w);
+		if (nfd < 0)
+			return nfd;
+		d = nfd << 1 | (w ? 1 : 0);
+		if (!atomic_compare_exchange_strong(&node->data, &expect, d)) {
+			node->ve->be->close(nfd);
+			d = expect;
+		}
+	}
+	*fd = d >> 1;
+	*writable = d & 1;
+	return 0;
+}
+
+int vfs_export_open(const char *path, uint32_t export_id, struct vfs_export **out)
+{
+	const struct backend_ops *be = &posix_backend_ops;
+	struct vfs_export *ve;
+	struct stat st;
+	struct bk_fh bk;
+	int err;
+
+	ve = calloc(1, sizeof(*ve));
+	if (!ve)
+		return -ENOMEM;
+	ve->shards = calloc(VFS_CACHE_SHARDS, sizeof(*ve->shards));
+	if (!ve->shards) {
+		err = -ENOMEM;
+		goto err_free;
+	}
+	atomic_init(&ve->refs, 1);
+	ve->id = export_id;
+	ve->be = be;
+	err = be->root_open(path, &ve->mount_fd, &ve->root_fd);
+	if (err)
+		goto err_free;
+	err = be->stat(ve->root_fd, &st);
+	if (err)
+		goto err_close;
+	ve->root_dev = st.st_dev;
+	ve->root_ino = st.st_ino;
+	err = be->fh_of(ve->root_fd, "", &bk, &ve->mount_id);
+	if (err == -ENOTSUP || err == -EOVERFLOW)
+		err = -EOPNOTSUPP;
+	if (!err)
+		err = vfs_fh_make(export_id, &bk, &ve->root_fh);
+	if (err)
+		goto err_close;
+	vfs_cache_init(ve);
+	*out = ve;
+	return 0;
+
+err_close:
+	be->close(ve->root_fd);
+	be->close(ve->mount_fd);
+err_free:
+	free(ve->shards);
+	free(ve);
+	return err;
+}
+
+void vfs_export_get(struct vfs_export *ve)
+{
+	atomic_fetch_add_explicit(&ve->refs, 1, memory_order_relaxed);
+}
+
+void vfs_export_put(struct vfs_export *ve)
+{
+	if (!ve || atomic_fetch_sub_explicit(&ve->refs, 1, memory_order_acq_rel) != 1)
+		return;
+	vfs_cache_fini(ve);
+	ve->be->close(ve->root_fd);
+	ve->be->close(ve->mount_fd);
+	free(ve->shards);
+	free(ve);
+}
+
+int vfs_export_root(struct vfs_export *ve, struct vfs_fh *out)
+{
+	*out = ve->root_fh;
+	return 0;
+}

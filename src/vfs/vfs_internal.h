@@ -1,0 +1,114 @@
+/*
+ * vfs_internal.h - what the vfs source files share: the export and node structs, the
+ * handle format, and small helpers. Not for use outside src/vfs/.
+ *
+ * Lock order: a node-cache shard lock is a leaf; nothing else is taken while it is
+ * held. Export and node reference counts are atomics.
+ */
+#ifndef SHOAL_VFS_INTERNAL_H
+#define SHOAL_VFS_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/stat.h>
+
+#include "backend/backend.h"
+#include "vfs/vfs.h"
+
+/*
+ * Handle layout (all multi-byte fields big-endian):
+ *   [0] version  [1..4] export id  [5..8] back-end handle type  [9] back-end length n
+ *   [10..10+n) back-end handle bytes  [10+n..18+n) SipHash-2-4 MAC of bytes [0, 10+n)
+ */
+#define VFS_FH_VERSION 1
+#define VFS_FH_HDR     10
+#define VFS_FH_MACLEN  8
+#define VFS_FH_MIN     (VFS_FH_HDR + VFS_FH_MACLEN)
+
+#define VFS_CACHE_SHARDS 64
+#define VFS_CACHE_MAX	 16384 /* nodes per export */
+
+struct vfs_node_shard;
+
+struct vfs_export {
+	atomic_uint refs;
+	uint32_t id;
+	const struct backend_ops *be;
+	int mount_fd; /* O_RDONLY root directory: for open_fh() */
+	int root_fd;  /* O_PATH root directory */
+	int mount_id; /* objects on another mount are not ours */
+	dev_t root_dev;
+	ino_t root_ino;
+	struct vfs_fh root_fh;
+	struct vfs_node_shard *shards; /* VFS_CACHE_SHARDS of them */
+};
+
+struct vfs_node {
+	/* Hash chain and LRU links: protected by the shard lock. */
+	struct vfs_node *hnext;
+	struct vfs_node *lru_prev, *lru_next;
+	unsigned refs; /* protected by the shard lock */
+	bool hashed;   /* in the shard's table (false once found stale) */
+	struct vfs_export *ve;
+	uint64_t hash;
+	int fd; /* O_PATH object reference; fixed for the node's life */
+	/* I/O descriptor opened on first read/write: fd << 1 | writable, or -1. */
+	_Atomic int data;
+	mode_t type; /* S_IFMT bits */
+	struct vfs_fh fh;
+};
+
+/* vfs_fh.c */
+extern uint8_t vfs_key[16];
+/* Build the handle of back-end handle @bk in export @export_id. */
+int vfs_fh_make(uint32_t export_id, const struct bk_fh *bk, struct vfs_fh *out);
+/* Authenticate @fh for export @export_id and extract the back-end handle. */
+int vfs_fh_check(uint32_t export_id, const uint8_t *fh, size_t len, struct bk_fh *bk);
+/* The handle's MAC as a 64-bit value: a good hash key for an authenticated handle. */
+uint64_t vfs_fh_hash(const uint8_t *fh, size_t len);
+
+/* vfs_cache.c */
+void vfs_cache_init(struct vfs_export *ve);
+void vfs_cache_fini(struct vfs_export *ve);
+/* Mark the node of handle @fh stale: later vfs_node_get() of it re-resolves. */
+void vfs_cache_forget(struct vfs_export *ve, const struct vfs_fh *fh);
+/* Node (referenced) for object reference @fd just resolved in @ve, with its attributes
+ * in *attr; consumes @fd. */
+int vfs_node_from_fd(struct vfs_export *ve, int fd, struct vfs_attr *attr, struct vfs_node **out);
+/* The I/O descriptor of a regular file, opened on first use. */
+int vfs_node_data_fd(struct vfs_node *node, int *fd, bool *writable);
+
+/* vfs_ops.c */
+/* Apply @sa to @node whose current attributes are @st, as the caller @ctx.
+ * @created: the object was just made by this caller (ownership failures ignored). */
+int vfs_apply_sattr(const struct vfs_ctx *ctx, struct vfs_node *node, const struct stat *st,
+		    const struct vfs_sattr *sa, bool created);
+
+/* vfs_util.c */
+void vfs_attr_from_stat(const struct vfs_export *ve, const struct stat *st, struct vfs_attr *a);
+void vfs_wcc_pre(struct vfs_wcc *w, const struct stat *st);
+/* fstat the node; -ESTALE (and the node forgotten) if it has no links left. */
+int vfs_node_stat(struct vfs_node *node, struct stat *st);
+/* Fill @a from the node; false if it could not be read. */
+bool vfs_node_attr(struct vfs_node *node, struct vfs_attr *a);
+/* Fill the post-op half of @w from @node. */
+void vfs_wcc_post(struct vfs_wcc *w, struct vfs_node *node);
+/* Single-component name rules: -EINVAL (empty, '/'), -ENAMETOOLONG (> 255 bytes). */
+int vfs_name_check(const char *name);
+/* Is @name "." or ".."? */
+bool vfs_name_is_dot(const char *name);
+/* Take the caller's identity for permission-checked calls. */
+int vfs_become(const struct vfs_export *ve, const struct vfs_ctx *ctx);
+/* Act as the server (needed for opening by handle). */
+int vfs_become_server(const struct vfs_export *ve);
+/*
+ * Mode-bit permission check in user space for @want (4 read, 2 write, 1 execute);
+ * root passes read/write always, execute if any x bit is set or it is a directory.
+ */
+bool vfs_perm(const struct vfs_cred *c, const struct stat *st, unsigned want);
+/* Is directory object @fd inside the export? (walks ".." up to the root) */
+int vfs_dir_beneath(struct vfs_export *ve, int fd);
+/* Handle and attributes of object reference @fd (borrowed) in @ve. */
+int vfs_fh_of_fd(struct vfs_export *ve, int fd, struct vfs_fh *fh, struct vfs_attr *attr);
+
+#endif

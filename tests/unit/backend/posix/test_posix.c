@@ -1,0 +1,87 @@
+/*
+ * test_posix.c - unit tests for the posix back-end (src/backend/posix/): per-thread
+ * identity with its cache, name resolution that never leaves the directory or follows
+ * a link, handles round trip. Runs as root in a mkdtemp() directory under /tmp.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "backend/posix/posix.h"
+#include "unit/test.h"
+
+static const struct backend_ops *be = &posix_backend_ops;
+
+static void test_identity_cached(void)
+{
+	struct vfs_cred user = {.uid = 1000, .gid = 1000, .ngroups = 1, .groups = {27}};
+	char dir[] = "/tmp/shoal-posix-XXXXXX", path[64];
+	unsigned long before;
+	struct stat st;
+	int dfd, fd;
+
+	CHECK(mkdtemp(dir) != NULL);
+	CHECK_EQ(chmod(dir, 0777), 0);
+	dfd = open(dir, O_PATH | O_DIRECTORY);
+	CHECK_EQ(be->set_identity(&user), 0);
+	before = posix_identity_switches();
+	CHECK_EQ(be->set_identity(&user), 0);
+	CHECK_EQ(posix_identity_switches(), before);
+	fd = be->create(dfd, "u", 0644, true);
+	CHECK(fd >= 0);
+	CHECK_EQ(fstat(fd, &st), 0);
+	CHECK_EQ(st.st_uid, 1000);
+	CHECK_EQ(st.st_gid, 1000);
+	be->close(fd);
+	/* Capabilities are gone while fsuid != 0: no reading a root-only file. */
+	CHECK_EQ(be->set_identity(NULL), 0);
+	fd = be->create(dfd, "r", 0600, true);
+	be->close(fd);
+	CHECK_EQ(be->set_identity(&user), 0);
+	snprintf(path, sizeof(path), "%s/r", dir);
+	CHECK_EQ(open(path, O_RDONLY), -1);
+	CHECK_EQ(errno, EACCES);
+	CHECK_EQ(be->set_identity(NULL), 0);
+	fd = open(path, O_RDONLY);
+	CHECK(fd >= 0);
+	close(fd);
+	CHECK_EQ(be->unlink(dfd, "u", false), 0);
+	CHECK_EQ(be->unlink(dfd, "r", false), 0);
+	close(dfd);
+	CHECK_EQ(rmdir(dir), 0);
+}
+
+static void test_resolve_stays_inside(void)
+{
+	char dir[] = "/tmp/shoal-posix-XXXXXX";
+	struct bk_fh fh;
+	struct stat st;
+	int dfd, fd, mfd, rfd, mid;
+
+	CHECK(mkdtemp(dir) != NULL);
+	CHECK_EQ(be->set_identity(NULL), 0);
+	CHECK_EQ(be->root_open(dir, &mfd, &rfd), 0);
+	dfd = rfd;
+	CHECK_EQ(be->resolve(dfd, ".."), -EXDEV);
+	CHECK_EQ(be->symlink(dfd, "l", "/etc"), 0);
+	fd = be->resolve(dfd, "l");
+	CHECK(fd >= 0);
+	CHECK_EQ(be->stat(fd, &st), 0);
+	CHECK(S_ISLNK(st.st_mode));
+	CHECK_EQ(be->fh_of(fd, "", &fh, &mid), 0);
+	be->close(fd);
+	fd = be->open_fh(mfd, &fh);
+	CHECK(fd >= 0);
+	CHECK_EQ(be->stat(fd, &st), 0);
+	CHECK(S_ISLNK(st.st_mode));
+	be->close(fd);
+	CHECK_EQ(be->resolve(dfd, "l/passwd") < 0, 1);
+	CHECK_EQ(be->unlink(dfd, "l", false), 0);
+	be->close(rfd);
+	be->close(mfd);
+	CHECK_EQ(rmdir(dir), 0);
+}
+
+TESTS(test_identity_cached, test_resolve_stays_inside);

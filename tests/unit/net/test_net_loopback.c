@@ -1,0 +1,318 @@
+/*
+ * test_net_loopback.c - the transport end to end on 127.0.0.1: pipelined TCP calls
+ * (inline and blocking, replies out of order), a multi-fragment record, the
+ * duplicate request cache across a reconnect, UDP datagrams, an oversized record
+ * and a client vanishing mid-record; then a clean stop (ASan checks for leaks).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdatomic.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "net/net.h"
+#include "rpc/rpc.h"
+#include "unit/test.h"
+
+#define W(v)  (uint8_t)((v) >> 24), (uint8_t)((v) >> 16), (uint8_t)((v) >> 8), (uint8_t)(v)
+#define TPROG 0x20000077u
+
+static atomic_int creates;
+
+static bool dec_u32(struct xdr_cur *c, void *args)
+{
+	return xdr_dec_u32(c, args);
+}
+
+static bool enc_u32(struct xdr_out *o, const void *res)
+{
+	return xdr_enc_u32(o, *(const uint32_t *)res);
+}
+
+static void run_echo(struct rpc_req *req, const void *args, void *res)
+{
+	(void)req;
+	*(uint32_t *)res = *(const uint32_t *)args;
+}
+
+static void run_slow(struct rpc_req *req, const void *args, void *res)
+{
+	struct timespec ts = {0, 20 * 1000 * 1000};
+
+	(void)req;
+	nanosleep(&ts, NULL);
+	*(uint32_t *)res = *(const uint32_t *)args;
+}
+
+static void run_create(struct rpc_req *req, const void *args, void *res)
+{
+	(void)req;
+	*(uint32_t *)res =
+		*(const uint32_t *)args + 1000 * (uint32_t)(atomic_fetch_add(&creates, 1) + 1);
+}
+
+static const struct rpc_proc tprocs[] = {
+	[1] = {.name = "ECHO",
+	       .decode = dec_u32,
+	       .run = run_echo,
+	       .encode = enc_u32,
+	       .args_size = 4,
+	       .res_size = 4},
+	[2] = {.name = "SLOW",
+	       .decode = dec_u32,
+	       .run = run_slow,
+	       .encode = enc_u32,
+	       .args_size = 4,
+	       .res_size = 4,
+	       .blocking = true},
+	[3] = {.name = "CREATE",
+	       .decode = dec_u32,
+	       .run = run_create,
+	       .encode = enc_u32,
+	       .args_size = 4,
+	       .res_size = 4,
+	       .drc = RPC_DRC_REPLY},
+};
+static const struct rpc_version tvers[] = {{.vers = 1, .nprocs = 4, .procs = tprocs}};
+static const struct rpc_program tprog = {.name = "t", .prog = TPROG, .nvers = 1, .versions = tvers};
+
+/* A call message (no record mark): 44 bytes. */
+static size_t mkcall(uint8_t *b, uint32_t xid, uint32_t proc, uint32_t arg)
+{
+	const uint8_t c[] = {W(xid), W(0), W(2), W(TPROG), W(1),  W(proc),
+			     W(0),   W(0), W(0), W(0),	   W(arg)};
+
+	memcpy(b, c, sizeof(c));
+	return sizeof(c);
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Receive exactly @n bytes before the deadline; false on timeout or EOF. */
+static bool recv_all(int fd, uint8_t *b, size_t n, int64_t deadline)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		int64_t left = deadline - now_ms();
+		ssize_t r;
+
+		if (left <= 0 || poll(&p, 1, (int)left) <= 0)
+			return false;
+		r = recv(fd, b + got, n - got, 0);
+		if (r <= 0)
+			return false;
+		got += (size_t)r;
+	}
+	return true;
+}
+
+static int tcp_connect(uint16_t port)
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons(port)};
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (connect(fd, (struct sockaddr *)&sin, sizeof(sin)) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Read one reply record: returns xid and the result word, false on a bad reply. */
+static bool read_reply(int fd, uint32_t *xid, uint32_t *res, int64_t deadline)
+{
+	uint8_t b[64];
+	uint32_t mark;
+
+	if (!recv_all(fd, b, 4, deadline))
+		return false;
+	mark = xdr_get_u32(b);
+	if (mark != (0x80000000u | 28))
+		return false;
+	if (!recv_all(fd, b, 28, deadline))
+		return false;
+	*xid = xdr_get_u32(b);
+	*res = xdr_get_u32(b + 24);
+	return xdr_get_u32(b + 4) == 1 && xdr_get_u32(b + 8) == 0 && xdr_get_u32(b + 20) == 0;
+}
+
+static void tcp_pipelined(uint16_t port)
+{
+	enum { N = 200 };
+	static uint8_t buf[N * 48];
+	bool seen[N] = {false};
+	size_t len = 0;
+	int64_t deadline = now_ms() + 10000;
+	int fd = tcp_connect(port), ok = 0;
+
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	for (uint32_t i = 0; i < N; i++) {
+		size_t n = mkcall(buf + len + 4, i, i % 10 == 0 ? 2 : 1, i * 7);
+
+		xdr_put_u32(buf + len, 0x80000000u | (uint32_t)n);
+		len += 4 + n;
+	}
+	CHECK_EQ(send(fd, buf, len, 0), (ssize_t)len);
+	for (int i = 0; i < N; i++) {
+		uint32_t xid, res;
+
+		if (!read_reply(fd, &xid, &res, deadline) || xid >= N || seen[xid] ||
+		    res != xid * 7)
+			break;
+		seen[xid] = true;
+		ok++;
+	}
+	CHECK_EQ(ok, N);
+	close(fd);
+}
+
+static void tcp_multi_fragment_and_drc(uint16_t port)
+{
+	uint8_t call[64], buf[128];
+	int64_t deadline = now_ms() + 5000;
+	uint32_t xid = 0, res = 0, first;
+	size_t n = mkcall(call, 4242, 3, 5);
+	int fd = tcp_connect(port);
+
+	/* The call in three fragments: 10, 0 and n - 10 bytes. */
+	xdr_put_u32(buf, 10);
+	memcpy(buf + 4, call, 10);
+	xdr_put_u32(buf + 14, 0);
+	xdr_put_u32(buf + 18, 0x80000000u | (uint32_t)(n - 10));
+	memcpy(buf + 22, call + 10, n - 10);
+	CHECK_EQ(send(fd, buf, 22 + n - 10, 0), (ssize_t)(22 + n - 10));
+	CHECK(read_reply(fd, &xid, &res, deadline));
+	CHECK_EQ(xid, 4242);
+	first = res;
+	CHECK_EQ(first, 1005);
+	close(fd);
+	/* A retransmission on a new connection gets the cached reply, not a second run. */
+	fd = tcp_connect(port);
+	xdr_put_u32(buf, 0x80000000u | (uint32_t)n);
+	memcpy(buf + 4, call, n);
+	CHECK_EQ(send(fd, buf, 4 + n, 0), (ssize_t)(4 + n));
+	CHECK(read_reply(fd, &xid, &res, deadline));
+	CHECK_EQ(xid, 4242);
+	CHECK_EQ(res, first);
+	CHECK_EQ(atomic_load(&creates), 1);
+	close(fd);
+}
+
+static void udp_calls(uint16_t port)
+{
+	enum { N = 32 };
+	struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons(port)};
+	int fd = socket(AF_INET, SOCK_DGRAM, 0), ok = 0;
+	int64_t deadline = now_ms() + 5000;
+	bool seen[N] = {false};
+	uint8_t b[64];
+
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	for (uint32_t i = 0; i < N; i++) {
+		size_t n = mkcall(b, 100 + i, i % 8 == 0 ? 2 : 1, i);
+
+		CHECK_EQ(sendto(fd, b, n, 0, (struct sockaddr *)&sin, sizeof(sin)), (ssize_t)n);
+	}
+	while (ok < N) {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		int64_t left = deadline - now_ms();
+		ssize_t r;
+
+		if (left <= 0 || poll(&p, 1, (int)left) <= 0)
+			break;
+		r = recv(fd, b, sizeof(b), 0);
+		if (r != 28)
+			break;
+		uint32_t xid = xdr_get_u32(b) - 100;
+		if (xid >= N || seen[xid] || xdr_get_u32(b + 24) != xid)
+			break;
+		seen[xid] = true;
+		ok++;
+	}
+	CHECK_EQ(ok, N);
+	close(fd);
+}
+
+static void tcp_bad_clients(uint16_t port)
+{
+	uint8_t b[64];
+	int64_t deadline = now_ms() + 5000;
+	int fd = tcp_connect(port);
+
+	/* A record over 1 MiB + 64 KiB: the server closes the connection. */
+	xdr_put_u32(b, 0x80000000u | (2u << 20));
+	CHECK_EQ(send(fd, b, 4, 0), 4);
+	{
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+
+		CHECK(poll(&p, 1, (int)(deadline - now_ms())) == 1);
+		CHECK(recv(fd, b, sizeof(b), 0) <= 0);
+	}
+	close(fd);
+	/* A client that goes away mid-record, and one that never reads its replies. */
+	fd = tcp_connect(port);
+	xdr_put_u32(b, 0x80000000u | 44);
+	mkcall(b + 4, 1, 1, 1);
+	CHECK_EQ(send(fd, b, 20, 0), 20);
+	close(fd);
+	fd = tcp_connect(port);
+	for (int i = 0; i < 50; i++) {
+		size_t n = mkcall(b + 4, (uint32_t)i, 2, 1);
+
+		xdr_put_u32(b, 0x80000000u | (uint32_t)n);
+		send(fd, b, n + 4, 0);
+	}
+	close(fd);
+}
+
+static void test_loopback(void)
+{
+	struct net_opts o = {.threads = 2, .blocking_threads = 4, .max_connections = 64};
+	struct net_server *s;
+	uint16_t tport = 0, uport = 0;
+
+	if (!rpc_program_find(TPROG))
+		CHECK_EQ(rpc_register(&tprog), 0);
+	CHECK_EQ(net_server_new(&o, &s), 0);
+	CHECK_EQ(net_server_listen(s, IPPROTO_TCP, "127.0.0.1", 0, &tport), 0);
+	CHECK_EQ(net_server_listen(s, IPPROTO_UDP, "127.0.0.1", 0, &uport), 0);
+	CHECK(tport != 0 && uport != 0);
+	CHECK_EQ(net_server_listen(s, IPPROTO_TCP, "127.0.0.1", tport, NULL), -EADDRINUSE);
+	CHECK_EQ(net_server_listen(s, IPPROTO_UDP, "127.0.0.1", uport, NULL), -EADDRINUSE);
+	CHECK_EQ(net_server_start(s), 0);
+	tcp_pipelined(tport);
+	tcp_multi_fragment_and_drc(tport);
+	udp_calls(uport);
+	tcp_bad_clients(tport);
+	tcp_pipelined(tport);
+	net_server_stop(s, 2000);
+	net_server_free(s);
+}
+
+static void test_listen_errors_and_unstarted_free(void)
+{
+	struct net_opts o = {.threads = 1};
+	struct net_server *s;
+	uint16_t p;
+
+	CHECK_EQ(net_server_new(&o, &s), 0);
+	CHECK_EQ(net_server_listen(s, IPPROTO_TCP, "not-an-address", 0, &p), -EINVAL);
+	CHECK_EQ(net_server_listen(s, IPPROTO_TCP, NULL, 0, &p), 0);
+	net_server_free(s);
+}
+
+TESTS(test_loopback, test_listen_errors_and_unstarted_free);

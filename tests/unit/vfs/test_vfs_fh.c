@@ -1,0 +1,205 @@
+/*
+ * test_vfs_fh.c - unit tests for handles and the node cache (src/vfs/vfs_fh.c,
+ * src/vfs/vfs_cache.c): root handle, round trip across restarts, forged and
+ * truncated handles, other exports, stale handles.
+ */
+#include "unit/vfs/vfs_fixture.h"
+
+static void test_export_root(void)
+{
+	struct fx f;
+	struct vfs_attr a;
+	struct stat st;
+	uint32_t id = 0;
+
+	fx_setup(&f);
+	CHECK(f.root != NULL);
+	CHECK(f.root_fh.len <= VFS_FH_MAX);
+	CHECK_EQ(vfs_fh_export_id(f.root_fh.data, f.root_fh.len, &id), 0);
+	CHECK_EQ(id, FX_EXPORT_ID);
+	CHECK_EQ(vfs_getattr(f.root, &a), 0);
+	CHECK_EQ(a.type, VFS_DIR);
+	CHECK_EQ(a.fsid, FX_EXPORT_ID);
+	CHECK_EQ(stat(f.exp, &st), 0);
+	CHECK_EQ(a.fileid, st.st_ino);
+	CHECK_EQ(a.mode, 0777);
+	fx_teardown(&f);
+}
+
+static void test_export_open_errors(void)
+{
+	struct vfs_export *ve = NULL;
+	struct fx f;
+	char path[160];
+
+	fx_setup(&f);
+	snprintf(path, sizeof(path), "%s/nope", f.base);
+	CHECK_EQ(vfs_export_open(path, 1, &ve), -ENOENT);
+	snprintf(path, sizeof(path), "%s/state/handle.key", f.base);
+	CHECK_EQ(vfs_export_open(path, 1, &ve), -ENOTDIR);
+	/* /proc cannot make handles. */
+	CHECK_EQ(vfs_export_open("/proc", 1, &ve), -EOPNOTSUPP);
+	fx_teardown(&f);
+}
+
+static void test_handle_survives_restart(void)
+{
+	struct fx f;
+	struct vfs_node *n;
+	struct vfs_attr a1, a2;
+	struct vfs_fh fh;
+	struct stat st;
+	char key[160];
+
+	fx_setup(&f);
+	fh = fx_create(&f, &fx_root_ctx, "keep");
+	n = fx_node(&f, &fh);
+	CHECK_EQ(vfs_getattr(n, &a1), 0);
+	vfs_node_put(n);
+	fx_close(&f);
+
+	snprintf(key, sizeof(key), "%s/handle.key", f.state);
+	CHECK_EQ(stat(key, &st), 0);
+	CHECK_EQ(st.st_mode & 07777, 0600);
+	CHECK_EQ(st.st_size, 16);
+
+	fx_open(&f);
+	n = fx_node(&f, &fh);
+	CHECK(n != NULL);
+	if (n) {
+		CHECK_EQ(vfs_getattr(n, &a2), 0);
+		CHECK_EQ(a2.fileid, a1.fileid);
+		CHECK_EQ(a2.type, VFS_REG);
+		vfs_node_put(n);
+	}
+	fx_teardown(&f);
+}
+
+static void test_write_verf_changes(void)
+{
+	struct fx f;
+	uint8_t v1[8], v2[8];
+
+	fx_setup(&f);
+	vfs_write_verf(v1);
+	fx_close(&f);
+	fx_open(&f);
+	vfs_write_verf(v2);
+	CHECK(memcmp(v1, v2, 8) != 0);
+	fx_teardown(&f);
+}
+
+static void test_forged_handles(void)
+{
+	struct vfs_export *other;
+	struct vfs_node *n;
+	struct vfs_fh fh, bad;
+	struct fx f;
+	uint32_t id;
+
+	fx_setup(&f);
+	fh = fx_create(&f, &fx_root_ctx, "f");
+	for (unsigned i = 0; i < fh.len; i++) {
+		for (unsigned bit = 0; bit < 8; bit += 3) {
+			bad = fh;
+			bad.data[i] ^= (uint8_t)(1u << bit);
+			CHECK_EQ(vfs_node_get(f.ve, bad.data, bad.len, &n), -VFS_EBADHANDLE);
+		}
+	}
+	for (unsigned len = 0; len < fh.len; len++)
+		CHECK_EQ(vfs_node_get(f.ve, fh.data, len, &n), -VFS_EBADHANDLE);
+	CHECK_EQ(vfs_fh_export_id(fh.data, 3, &id), -VFS_EBADHANDLE);
+	/* The same tree under another export id: handles are not interchangeable. */
+	CHECK_EQ(vfs_export_open(f.exp, FX_EXPORT_ID + 1, &other), 0);
+	CHECK_EQ(vfs_node_get(other, fh.data, fh.len, &n), -VFS_EBADHANDLE);
+	vfs_export_put(other);
+	fx_teardown(&f);
+}
+
+static void test_outside_dir_refused(void)
+{
+	struct vfs_export *parent;
+	struct vfs_node *pn, *n;
+	struct vfs_fh fh;
+	struct vfs_attr a, da;
+	bool dv;
+	struct fx f;
+	char path[160];
+
+	fx_setup(&f);
+	snprintf(path, sizeof(path), "%s/outside", f.base);
+	CHECK_EQ(mkdir(path, 0755), 0);
+	CHECK_EQ(vfs_export_open(f.base, 99, &parent), 0);
+	CHECK_EQ(vfs_export_root(parent, &fh), 0);
+	CHECK_EQ(vfs_node_get(parent, fh.data, fh.len, &pn), 0);
+	CHECK_EQ(vfs_lookup(&fx_root_ctx, pn, "outside", &fh, &a, &da, &dv), 0);
+	CHECK_EQ(a.type, VFS_DIR);
+	CHECK_EQ(vfs_node_get(f.ve, fh.data, fh.len, &n), -VFS_EBADHANDLE);
+	vfs_node_put(pn);
+	vfs_export_put(parent);
+	fx_teardown(&f);
+}
+
+static void test_removed_is_stale(void)
+{
+	struct vfs_node *n = NULL;
+	struct vfs_attr a;
+	struct vfs_wcc wcc;
+	struct vfs_fh fh;
+	struct fx f;
+	char path[160];
+	int err;
+
+	fx_setup(&f);
+	fh = fx_create(&f, &fx_root_ctx, "gone");
+	n = fx_node(&f, &fh);
+	vfs_node_put(n);
+	CHECK_EQ(vfs_remove(&fx_root_ctx, f.root, "gone", &wcc), 0);
+	CHECK_EQ(vfs_node_get(f.ve, fh.data, fh.len, &n), -ESTALE);
+
+	/* Removed behind the server's back while cached: stale at the first stat. */
+	fh = fx_create(&f, &fx_root_ctx, "gone2");
+	n = fx_node(&f, &fh);
+	vfs_node_put(n);
+	snprintf(path, sizeof(path), "%s/gone2", f.exp);
+	CHECK_EQ(unlink(path), 0);
+	err = vfs_node_get(f.ve, fh.data, fh.len, &n);
+	if (err == 0) {
+		CHECK_EQ(vfs_getattr(n, &a), -ESTALE);
+		vfs_node_put(n);
+	}
+	CHECK_EQ(vfs_node_get(f.ve, fh.data, fh.len, &n), -ESTALE);
+
+	/* And after a restart, with nothing cached. */
+	fh = fx_create(&f, &fx_root_ctx, "gone3");
+	fx_close(&f);
+	snprintf(path, sizeof(path), "%s/gone3", f.exp);
+	CHECK_EQ(unlink(path), 0);
+	fx_open(&f);
+	CHECK_EQ(vfs_node_get(f.ve, fh.data, fh.len, &n), -ESTALE);
+	fx_teardown(&f);
+}
+
+static void test_cache_bounded(void)
+{
+	struct vfs_node *n;
+	struct vfs_fh fh;
+	struct fx f;
+	char name[32];
+
+	/* More distinct objects than the cache holds: eviction must keep handles valid. */
+	fx_setup(&f);
+	for (int i = 0; i < 300; i++) {
+		snprintf(name, sizeof(name), "c%d", i);
+		fh = fx_create(&f, &fx_root_ctx, name);
+		n = fx_node(&f, &fh);
+		vfs_node_put(n);
+	}
+	CHECK_EQ(vfs_node_get(f.ve, fh.data, fh.len, &n), 0);
+	vfs_node_put(n);
+	fx_teardown(&f);
+}
+
+TESTS(test_export_root, test_export_open_errors, test_handle_survives_restart,
+      test_write_verf_changes, test_forged_handles, test_outside_dir_refused, test_removed_is_stale,
+      test_cache_bounded);

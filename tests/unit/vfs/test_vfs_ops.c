@@ -1,0 +1,396 @@
+/*
+ * test_vfs_ops.c - unit tests for the vfs operations (src/vfs/vfs_ops.c,
+ * src/vfs/vfs_dirops.c): lookup and path safety, create modes, I/O, permissions,
+ * read-only contexts, and the directory-changing operations with their wcc data.
+ */
+#include <fcntl.h>
+
+#include "unit/vfs/vfs_fixture.h"
+
+static int lookup(struct fx *f, struct vfs_node *dir, const char *name, struct vfs_fh *fh,
+		  struct vfs_attr *a)
+{
+	struct vfs_attr da;
+	bool dv = false;
+
+	(void)f;
+	return vfs_lookup(&fx_root_ctx, dir, name, fh, a, &da, &dv);
+}
+
+static void test_lookup_dots_and_names(void)
+{
+	struct vfs_fh fh, sub_fh;
+	struct vfs_attr a, ra, da;
+	struct vfs_wcc wcc;
+	struct vfs_node *sub;
+	char longname[300];
+	struct fx f;
+
+	fx_setup(&f);
+	CHECK_EQ(vfs_getattr(f.root, &ra), 0);
+	CHECK_EQ(lookup(&f, f.root, ".", &fh, &a), 0);
+	CHECK_EQ(a.fileid, ra.fileid);
+	CHECK_EQ(fh.len, f.root_fh.len);
+	CHECK_MEM(fh.data, f.root_fh.data, fh.len);
+	CHECK_EQ(lookup(&f, f.root, "..", &fh, &a), 0);
+	CHECK_EQ(a.fileid, ra.fileid);
+	CHECK_MEM(fh.data, f.root_fh.data, fh.len);
+
+	CHECK_EQ(vfs_mkdir(&fx_root_ctx, f.root, "sub", &fx_no_sattr, &sub_fh, &a, &wcc), 0);
+	sub = fx_node(&f, &sub_fh);
+	CHECK_EQ(lookup(&f, sub, "..", &fh, &a), 0);
+	CHECK_EQ(a.fileid, ra.fileid);
+	CHECK_MEM(fh.data, f.root_fh.data, fh.len);
+	CHECK_EQ(lookup(&f, sub, ".", &fh, &da), 0);
+	CHECK_MEM(fh.data, sub_fh.data, fh.len);
+	vfs_node_put(sub);
+
+	CHECK_EQ(lookup(&f, f.root, "", &fh, &a), -EINVAL);
+	CHECK_EQ(lookup(&f, f.root, "sub/..", &fh, &a), -EINVAL);
+	CHECK_EQ(lookup(&f, f.root, "../export", &fh, &a), -EINVAL);
+	CHECK_EQ(lookup(&f, f.root, "missing", &fh, &a), -ENOENT);
+	memset(longname, 'x', 256);
+	longname[256] = 0;
+	CHECK_EQ(lookup(&f, f.root, longname, &fh, &a), -ENAMETOOLONG);
+	longname[255] = 0;
+	CHECK_EQ(lookup(&f, f.root, longname, &fh, &a), -ENOENT);
+	fx_teardown(&f);
+}
+
+static void test_symlink_never_followed(void)
+{
+	struct vfs_fh fh, lfh;
+	struct vfs_attr a;
+	struct vfs_wcc wcc;
+	struct vfs_node *ln, *file;
+	char buf[64];
+	size_t len = 0;
+	uint32_t nread;
+	bool eof;
+	struct fx f;
+
+	fx_setup(&f);
+	CHECK_EQ(vfs_symlink(&fx_root_ctx, f.root, "esc", "/etc/passwd", &fx_no_sattr, &lfh, &a,
+			     &wcc),
+		 0);
+	CHECK_EQ(a.type, VFS_LNK);
+	CHECK(wcc.pre_valid && wcc.post_valid);
+	CHECK_EQ(lookup(&f, f.root, "esc", &fh, &a), 0);
+	CHECK_EQ(a.type, VFS_LNK);
+	CHECK_MEM(fh.data, lfh.data, fh.len);
+	ln = fx_node(&f, &fh);
+	CHECK_EQ(vfs_readlink(&fx_root_ctx, ln, buf, sizeof(buf), &len, &a), 0);
+	CHECK_EQ(len, strlen("/etc/passwd"));
+	CHECK_MEM(buf, "/etc/passwd", len);
+	CHECK_EQ(vfs_read(&fx_root_ctx, ln, 0, sizeof(buf), buf, &nread, &eof, &a), -EINVAL);
+	vfs_node_put(ln);
+	/* A symlink to a directory outside: lookups through it are impossible by name. */
+	CHECK_EQ(vfs_symlink(&fx_root_ctx, f.root, "up", "..", &fx_no_sattr, &lfh, &a, &wcc), 0);
+	CHECK_EQ(lookup(&f, f.root, "up", &fh, &a), 0);
+	CHECK_EQ(a.type, VFS_LNK);
+	file = fx_node(&f, &fh);
+	CHECK_EQ(lookup(&f, file, "state", &fh, &a), -ENOTDIR);
+	vfs_node_put(file);
+	fx_teardown(&f);
+}
+
+static void test_create_modes(void)
+{
+	const uint8_t v1[8] = {1, 2, 3, 4, 5, 6, 7, 8}, v2[8] = {9, 9, 9, 9, 9, 9, 9, 9};
+	struct vfs_sattr sa = {.set_mode = true, .mode = 0640};
+	struct vfs_fh fh, fh2;
+	struct vfs_attr a;
+	struct vfs_wcc wcc;
+	struct fx f;
+
+	fx_setup(&f);
+	CHECK_EQ(vfs_create(&fx_root_ctx, f.root, "u", VFS_CREATE_UNCHECKED, &sa, NULL, &fh, &a,
+			    &wcc),
+		 0);
+	CHECK_EQ(a.mode, 0640);
+	CHECK_EQ(a.type, VFS_REG);
+	CHECK(wcc.pre_valid && wcc.post_valid);
+	CHECK(wcc.post.mtime.sec > wcc.pre.mtime.sec ||
+	      (wcc.post.mtime.sec == wcc.pre.mtime.sec &&
+	       wcc.post.mtime.nsec >= wcc.pre.mtime.nsec));
+	/* UNCHECKED again: the same file; with a size it is truncated. */
+	sa.set_size = true;
+	sa.size = 100;
+	CHECK_EQ(vfs_create(&fx_root_ctx, f.root, "u", VFS_CREATE_UNCHECKED, &sa, NULL, &fh2, &a,
+			    &wcc),
+		 0);
+	CHECK_MEM(fh.data, fh2.data, fh.len);
+	CHECK_EQ(a.size, 100);
+	CHECK_EQ(vfs_create(&fx_root_ctx, f.root, "u", VFS_CREATE_GUARDED, &sa, NULL, &fh2, &a,
+			    &wcc),
+		 -EEXIST);
+	CHECK_EQ(vfs_create(&fx_root_ctx, f.root, "g", VFS_CREATE_GUARDED, &fx_no_sattr, NULL, &fh2,
+			    &a, &wcc),
+		 0);
+	CHECK_EQ(vfs_create(&fx_root_ctx, f.root, ".", VFS_CREATE_GUARDED, &fx_no_sattr, NULL, &fh2,
+			    &a, &wcc),
+		 -EEXIST);
+
+	CHECK_EQ(vfs_create(&fx_root_ctx, f.root, "x", VFS_CREATE_EXCLUSIVE, &fx_no_sattr, v1, &fh,
+			    &a, &wcc),
+		 0);
+	CHECK_EQ(vfs_create(&fx_root_ctx, f.root, "x", VFS_CREATE_EXCLUSIVE, &fx_no_sattr, v1, &fh2,
+			    &a, &wcc),
+		 0);
+	CHECK_MEM(fh.data, fh2.data, fh.len);
+	CHECK_EQ(vfs_create(&fx_root_ctx, f.root, "x", VFS_CREATE_EXCLUSIVE, &fx_no_sattr, v2, &fh2,
+			    &a, &wcc),
+		 -EEXIST);
+	CHECK_EQ(vfs_create(&fx_root_ctx, f.root, "g", VFS_CREATE_EXCLUSIVE, &fx_no_sattr, v1, &fh2,
+			    &a, &wcc),
+		 -EEXIST);
+	/* Owned by the caller. */
+	CHECK_EQ(vfs_create(&fx_user_ctx, f.root, "mine", VFS_CREATE_GUARDED, &fx_no_sattr, NULL,
+			    &fh, &a, &wcc),
+		 0);
+	CHECK_EQ(a.uid, 1000);
+	CHECK_EQ(a.gid, 1000);
+	fx_teardown(&f);
+}
+
+static void test_write_read_commit(void)
+{
+	static const char msg[] = "hello, shoal";
+	enum vfs_stable how[3] = {VFS_UNSTABLE, VFS_DATA_SYNC, VFS_FILE_SYNC};
+	struct vfs_node *n;
+	struct vfs_attr a;
+	struct vfs_wcc wcc;
+	struct vfs_fh fh;
+	enum vfs_stable committed;
+	uint32_t written, nread;
+	char buf[64];
+	bool eof;
+	struct fx f;
+
+	fx_setup(&f);
+	fh = fx_create(&f, &fx_root_ctx, "data");
+	n = fx_node(&f, &fh);
+	for (int i = 0; i < 3; i++) {
+		CHECK_EQ(vfs_write(&fx_root_ctx, n, (uint64_t)i * 100, msg, sizeof(msg), how[i],
+				   &written, &committed, &wcc),
+			 0);
+		CHECK_EQ(written, sizeof(msg));
+		CHECK_EQ(committed, how[i]);
+		CHECK(wcc.pre_valid && wcc.post_valid);
+		CHECK_EQ(wcc.post.size, (uint64_t)i * 100 + sizeof(msg));
+	}
+	CHECK_EQ(vfs_commit(&fx_root_ctx, n, 0, 0, &wcc), 0);
+	CHECK(wcc.post_valid);
+	CHECK_EQ(vfs_read(&fx_root_ctx, n, 100, sizeof(msg), buf, &nread, &eof, &a), 0);
+	CHECK_EQ(nread, sizeof(msg));
+	CHECK_MEM(buf, msg, sizeof(msg));
+	CHECK(!eof);
+	CHECK_EQ(vfs_read(&fx_root_ctx, n, 200, sizeof(buf), buf, &nread, &eof, &a), 0);
+	CHECK_EQ(nread, sizeof(msg));
+	CHECK(eof);
+	CHECK_EQ(a.size, 200 + sizeof(msg));
+	CHECK_EQ(vfs_read(&fx_root_ctx, f.root, 0, 4, buf, &nread, &eof, &a), -EISDIR);
+	vfs_node_put(n);
+	fx_teardown(&f);
+}
+
+static void test_permissions(void)
+{
+	struct vfs_sattr sa = {.set_mode = true, .mode = 0600};
+	struct vfs_ctx ro = fx_root_ctx;
+	struct vfs_node *n, *mine;
+	struct vfs_attr a;
+	struct vfs_wcc wcc;
+	struct vfs_fh fh;
+	enum vfs_stable committed;
+	uint32_t written, nread, granted;
+	char buf[8];
+	bool eof;
+	struct fx f;
+
+	fx_setup(&f);
+	CHECK_EQ(vfs_create(&fx_root_ctx, f.root, "secret", VFS_CREATE_GUARDED, &sa, NULL, &fh, &a,
+			    &wcc),
+		 0);
+	n = fx_node(&f, &fh);
+	CHECK_EQ(vfs_read(&fx_user_ctx, n, 0, 4, buf, &nread, &eof, &a), -EACCES);
+	CHECK_EQ(vfs_write(&fx_user_ctx, n, 0, "x", 1, VFS_UNSTABLE, &written, &committed, &wcc),
+		 -EACCES);
+	CHECK_EQ(vfs_access(&fx_user_ctx, n, 0x3f, &granted, &a), 0);
+	CHECK_EQ(granted, 0);
+	CHECK_EQ(vfs_access(&fx_root_ctx, n, 0x3f, &granted, &a), 0);
+	CHECK_EQ(granted,
+		 VFS_ACCESS_READ | VFS_ACCESS_MODIFY | VFS_ACCESS_EXTEND | VFS_ACCESS_DELETE);
+	CHECK_EQ(vfs_access(&fx_user_ctx, f.root, 0x3f, &granted, &a), 0);
+	CHECK_EQ(granted, VFS_ACCESS_READ | VFS_ACCESS_LOOKUP | VFS_ACCESS_MODIFY |
+				  VFS_ACCESS_EXTEND | VFS_ACCESS_DELETE);
+	sa.mode = 0644;
+	CHECK_EQ(vfs_setattr(&fx_user_ctx, n, &sa, NULL, &wcc), -EPERM);
+	sa = (struct vfs_sattr){.set_size = true, .size = 0};
+	CHECK_EQ(vfs_setattr(&fx_user_ctx, n, &sa, NULL, &wcc), -EACCES);
+	CHECK_EQ(vfs_remove(&fx_user_ctx, f.root, "secret", &wcc), 0);
+	vfs_node_put(n);
+
+	/* Owner override: a 0400 file of the caller's own can still be written. */
+	sa = (struct vfs_sattr){.set_mode = true, .mode = 0400};
+	CHECK_EQ(vfs_create(&fx_user_ctx, f.root, "own", VFS_CREATE_GUARDED, &sa, NULL, &fh, &a,
+			    &wcc),
+		 0);
+	mine = fx_node(&f, &fh);
+	CHECK_EQ(vfs_write(&fx_user_ctx, mine, 0, "x", 1, VFS_UNSTABLE, &written, &committed, &wcc),
+		 0);
+
+	/* A 0755 root-owned directory refuses the user's creates (kernel check). */
+	CHECK_EQ(vfs_mkdir(&fx_root_ctx, f.root, "rootdir",
+			   &(struct vfs_sattr){.set_mode = true, .mode = 0755}, &fh, &a, &wcc),
+		 0);
+	n = fx_node(&f, &fh);
+	CHECK_EQ(vfs_create(&fx_user_ctx, n, "no", VFS_CREATE_GUARDED, &fx_no_sattr, NULL, &fh, &a,
+			    &wcc),
+		 -EACCES);
+	vfs_node_put(n);
+
+	ro.readonly = true;
+	CHECK_EQ(vfs_write(&ro, mine, 0, "x", 1, VFS_UNSTABLE, &written, &committed, &wcc), -EROFS);
+	CHECK_EQ(vfs_setattr(&ro, mine, &sa, NULL, &wcc), -EROFS);
+	CHECK_EQ(
+		vfs_create(&ro, f.root, "r", VFS_CREATE_GUARDED, &fx_no_sattr, NULL, &fh, &a, &wcc),
+		-EROFS);
+	CHECK_EQ(vfs_mkdir(&ro, f.root, "r", &fx_no_sattr, &fh, &a, &wcc), -EROFS);
+	CHECK_EQ(vfs_remove(&ro, f.root, "own", &wcc), -EROFS);
+	CHECK_EQ(vfs_rename(&ro, f.root, "own", f.root, "own2", &wcc, &wcc), -EROFS);
+	CHECK_EQ(vfs_access(&ro, mine, 0x3f, &granted, &a), 0);
+	CHECK_EQ(granted, VFS_ACCESS_READ);
+	CHECK_EQ(vfs_read(&ro, mine, 0, 1, buf, &nread, &eof, &a), 0);
+	vfs_node_put(mine);
+	fx_teardown(&f);
+}
+
+static void test_setattr(void)
+{
+	struct vfs_sattr sa = {.set_size = true, .size = 4096, .set_mode = true, .mode = 0751};
+	struct vfs_time stale = {1, 0};
+	struct vfs_node *n;
+	struct vfs_attr a;
+	struct vfs_wcc wcc;
+	struct vfs_fh fh;
+	struct fx f;
+
+	fx_setup(&f);
+	fh = fx_create(&f, &fx_root_ctx, "s");
+	n = fx_node(&f, &fh);
+	CHECK_EQ(vfs_getattr(n, &a), 0);
+	CHECK_EQ(vfs_setattr(&fx_root_ctx, n, &sa, &stale, &wcc), -VFS_ENOTSYNC);
+	CHECK_EQ(vfs_setattr(&fx_root_ctx, n, &sa, &a.ctime, &wcc), 0);
+	CHECK(wcc.pre_valid && wcc.post_valid);
+	CHECK_EQ(wcc.pre.size, 0);
+	CHECK_EQ(wcc.post.size, 4096);
+	CHECK_EQ(wcc.post.mode, 0751);
+	sa = (struct vfs_sattr){.set_uid = true, .uid = 1000, .set_gid = true, .gid = 1000};
+	sa.atime_how = VFS_TIME_CLIENT;
+	sa.atime = (struct vfs_time){1000000, 5};
+	sa.mtime_how = VFS_TIME_CLIENT;
+	sa.mtime = (struct vfs_time){2000000, 7};
+	CHECK_EQ(vfs_setattr(&fx_root_ctx, n, &sa, NULL, &wcc), 0);
+	CHECK_EQ(wcc.post.uid, 1000);
+	CHECK_EQ(wcc.post.gid, 1000);
+	CHECK_EQ(wcc.post.atime.sec, 1000000);
+	CHECK_EQ(wcc.post.mtime.sec, 2000000);
+	CHECK_EQ(wcc.post.mtime.nsec, 7);
+	/* The new owner may set times to now. */
+	sa = (struct vfs_sattr){.atime_how = VFS_TIME_SERVER, .mtime_how = VFS_TIME_SERVER};
+	CHECK_EQ(vfs_setattr(&fx_user_ctx, n, &sa, NULL, &wcc), 0);
+	CHECK(wcc.post.mtime.sec > 2000000);
+	vfs_node_put(n);
+	sa = (struct vfs_sattr){.set_size = true, .size = 0};
+	CHECK_EQ(vfs_setattr(&fx_root_ctx, f.root, &sa, NULL, &wcc), -EISDIR);
+	fx_teardown(&f);
+}
+
+static void test_dir_ops(void)
+{
+	struct vfs_fh fh, dfh;
+	struct vfs_attr a;
+	struct vfs_wcc wcc, wcc2;
+	struct vfs_node *file, *dir;
+	bool av;
+	struct fx f;
+
+	fx_setup(&f);
+	CHECK_EQ(vfs_mkdir(&fx_root_ctx, f.root, "d", &fx_no_sattr, &dfh, &a, &wcc), 0);
+	CHECK_EQ(a.type, VFS_DIR);
+	CHECK(wcc.pre_valid && wcc.post_valid);
+	CHECK_EQ(wcc.post.nlink, 3);
+	CHECK_EQ(vfs_mkdir(&fx_root_ctx, f.root, "d", &fx_no_sattr, &dfh, &a, &wcc), -EEXIST);
+	dir = fx_node(&f, &dfh);
+	fh = fx_create(&f, &fx_root_ctx, "a");
+	file = fx_node(&f, &fh);
+
+	CHECK_EQ(vfs_link(&fx_root_ctx, file, dir, "a-link", &a, &av, &wcc), 0);
+	CHECK(av);
+	CHECK_EQ(a.nlink, 2);
+	CHECK(wcc.pre_valid && wcc.post_valid);
+	CHECK_EQ(vfs_rename(&fx_root_ctx, f.root, "a", dir, "b", &wcc, &wcc2), 0);
+	CHECK(wcc.pre_valid && wcc.post_valid && wcc2.pre_valid && wcc2.post_valid);
+	CHECK_EQ(lookup(&f, dir, "b", &fh, &a), 0);
+	CHECK_EQ(lookup(&f, f.root, "a", &fh, &a), -ENOENT);
+	/* Renaming over the other link of the same file is a no-op, as rename(2). */
+	CHECK_EQ(vfs_rename(&fx_root_ctx, dir, "b", dir, "a-link", &wcc, &wcc2), 0);
+	CHECK_EQ(vfs_remove(&fx_root_ctx, dir, "a-link", &wcc), 0);
+	CHECK_EQ(vfs_getattr(file, &a), 0);
+	CHECK_EQ(a.nlink, 1);
+	CHECK_EQ(vfs_remove(&fx_root_ctx, dir, "b", &wcc), 0);
+	CHECK(wcc.pre_valid && wcc.post_valid);
+	CHECK_EQ(vfs_getattr(file, &a), -ESTALE);
+	vfs_node_put(file);
+
+	CHECK_EQ(vfs_mknod(&fx_root_ctx, dir, "fifo", VFS_FIFO, &fx_no_sattr, 0, 0, &fh, &a, &wcc),
+		 0);
+	CHECK_EQ(a.type, VFS_FIFO);
+	CHECK(wcc.pre_valid && wcc.post_valid);
+	CHECK_EQ(vfs_mknod(&fx_root_ctx, dir, "reg", VFS_REG, &fx_no_sattr, 0, 0, &fh, &a, &wcc),
+		 -VFS_EBADTYPE);
+	CHECK_EQ(vfs_mknod(&fx_root_ctx, dir, "chr", VFS_CHR, &fx_no_sattr, 1, 3, &fh, &a, &wcc),
+		 0);
+	CHECK_EQ(a.rdev_major, 1);
+	CHECK_EQ(a.rdev_minor, 3);
+
+	CHECK_EQ(vfs_remove(&fx_root_ctx, f.root, "d", &wcc), -EISDIR);
+	CHECK_EQ(vfs_rmdir(&fx_root_ctx, dir, "fifo", &wcc), -ENOTDIR);
+	CHECK_EQ(vfs_rmdir(&fx_root_ctx, dir, ".", &wcc), -EINVAL);
+	CHECK_EQ(vfs_rmdir(&fx_root_ctx, dir, "..", &wcc), -ENOTEMPTY);
+	CHECK_EQ(vfs_rmdir(&fx_root_ctx, f.root, "d", &wcc), -ENOTEMPTY);
+	CHECK_EQ(vfs_remove(&fx_root_ctx, dir, "fifo", &wcc), 0);
+	CHECK_EQ(vfs_remove(&fx_root_ctx, dir, "chr", &wcc), 0);
+	CHECK_EQ(vfs_rmdir(&fx_root_ctx, f.root, "d", &wcc), 0);
+	CHECK(wcc.pre_valid && wcc.post_valid);
+	CHECK_EQ(wcc.post.nlink, 2);
+	CHECK_EQ(vfs_getattr(dir, &a), -ESTALE);
+	vfs_node_put(dir);
+	CHECK_EQ(vfs_node_get(f.ve, dfh.data, dfh.len, &dir), -ESTALE);
+	fx_teardown(&f);
+}
+
+static void test_fs_info(void)
+{
+	struct vfs_statfs st;
+	struct vfs_fsinfo fi;
+	struct vfs_pathconf pc;
+	struct vfs_attr a;
+	struct fx f;
+
+	fx_setup(&f);
+	CHECK_EQ(vfs_statfs(f.root, &st, &a), 0);
+	CHECK(st.tbytes > 0 && st.fbytes <= st.tbytes && st.abytes <= st.fbytes);
+	CHECK_EQ(vfs_fsinfo(f.root, &fi, &a), 0);
+	CHECK_EQ(fi.time_delta.nsec, 1);
+	CHECK(fi.links && fi.symlinks && fi.cansettime);
+	CHECK_EQ(vfs_pathconf(f.root, &pc, &a), 0);
+	CHECK(pc.linkmax >= 1000);
+	CHECK_EQ(pc.name_max, 255);
+	CHECK(pc.no_trunc && pc.chown_restricted && !pc.case_insensitive && pc.case_preserving);
+	fx_teardown(&f);
+}
+
+TESTS(test_lookup_dots_and_names, test_symlink_never_followed, test_create_modes,
+      test_write_read_commit, test_permissions, test_setattr, test_dir_ops, test_fs_info);
