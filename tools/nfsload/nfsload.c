@@ -205,6 +205,8 @@ static void reply_cb(struct rpc_context *rpc, int status, void *data, void *priv
 	const nfsstat3 *st = data;
 
 	(void)rpc;
+	if (g.stopping)
+		return; /* calls cancelled when the contexts are destroyed */
 	if (status != RPC_STATUS_SUCCESS) {
 		c->dead = true;
 		g.errors++;
@@ -215,8 +217,7 @@ static void reply_cb(struct rpc_context *rpc, int status, void *data, void *priv
 		if (*st != NFS3_OK)
 			g.errors++;
 	}
-	if (!g.stopping)
-		issue(c);
+	issue(c);
 }
 
 static void issue(struct conn *c)
