@@ -1,11 +1,14 @@
 #!/bin/sh
-# install-deps.sh - install the Debian 12 packages Shoal needs: run | test | bench.
+# install-deps.sh - install the Debian 12 packages Shoal needs: run | test | bench | kernel.
 #
 #   run    build the server: gcc, make, pkg-config
 #   test   also what `make check` uses: clang and its sanitizer runtimes, cppcheck,
 #          clang-format, libnfs (library and nfs-ls/nfs-cp...), rpcinfo, showmount,
 #          ip, unshare, pgrep
 #   bench  also the peer server that `make bench` compares against (nfs-ganesha)
+#   kernel what `make check-kernel` uses to boot a Linux NFS client in a VM: qemu, and
+#          debootstrap to build the guest (its kernel, nfs-common and fio come from the
+#          Debian mirror into the guest image, not onto this machine)
 #
 # Packages are checked with dpkg-query first, so a second run is fast and works offline;
 # `apt-get update` runs only when something is missing. Package scripts are not allowed to
@@ -20,13 +23,15 @@ run_pkgs="build-essential pkg-config"
 test_pkgs="$run_pkgs clang libclang-rt-14-dev cppcheck clang-format libnfs-dev libnfs-utils
 	rpcbind nfs-common iproute2 util-linux procps"
 bench_pkgs="$test_pkgs nfs-ganesha nfs-ganesha-vfs"
+kernel_pkgs="$run_pkgs qemu-system-x86 debootstrap e2fsprogs iproute2 util-linux procps"
 
 case $mode in
 run) want=$run_pkgs ;;
 test) want=$test_pkgs ;;
 bench) want=$bench_pkgs ;;
+kernel) want=$kernel_pkgs ;;
 *)
-	echo "usage: $0 run|test|bench" >&2
+	echo "usage: $0 run|test|bench|kernel" >&2
 	exit 2
 	;;
 esac

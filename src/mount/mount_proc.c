@@ -194,7 +194,10 @@ static int resolve(const struct export *e, const struct vfs_ctx *ctx, const char
 
 	if (!e->vx)
 		return -ENOMEM; /* table not opened: a server bug, answered SERVERFAULT */
-	err = vfs_export_root(e->vx, fh);
+	/* An export directory removed or replaced since it was opened: a clean NOENT. */
+	err = vfs_export_check(e->vx, e->path);
+	if (!err)
+		err = vfs_export_root(e->vx, fh);
 	while (!err && *rest) {
 		char name[256];
 		const char *end = strchr(rest + 1, '/');

@@ -31,6 +31,7 @@
 #define NET_DIRECT_MIN	  (16 * 1024) /* receive fragment rests this big straight into the request */
 #define NET_MAX_INFLIGHT  128	      /* calls in progress per connection */
 #define NET_MAX_QUEUED	  (4u << 20)  /* queued reply bytes per connection */
+#define NET_MAX_BLOCKING  8	      /* calls per connection in the blocking pool */
 #define NET_UDP_INFLIGHT  1024	      /* UDP calls in progress per loop */
 #define NET_POOL_KEEP	  256	      /* free requests kept per loop */
 #define NET_BIG_KEEP	  4	      /* large receive buffers kept per loop */
@@ -76,6 +77,7 @@ struct net_conn {
 	bool dirty;	 /* on loop->dirty */
 	uint32_t events; /* current epoll mask */
 	unsigned inflight;
+	unsigned blocking; /* calls in the blocking pool, whose replies are not yet counted */
 	size_t queued;
 	struct net_req *sq_head, *sq_tail;
 	size_t sq_off; /* bytes of sq_head already written */

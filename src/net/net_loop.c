@@ -8,8 +8,9 @@
  * Send: replies are queued on the connection and, at the end of each loop iteration,
  * every dirty connection is flushed with one sendmsg() that carries as many queued
  * replies as fit; what the socket does not take waits for EPOLLOUT.
- * Back-pressure: with NET_MAX_INFLIGHT calls in progress or NET_MAX_QUEUED reply bytes
- * queued, a connection stops reading until it drains.
+ * Back-pressure: with NET_MAX_INFLIGHT calls in progress, NET_MAX_QUEUED reply bytes
+ * queued or NET_MAX_BLOCKING calls in the blocking pool (whose replies, up to a record
+ * each, are not counted yet), a connection stops reading until it drains.
  */
 #include "net/net_int.h"
 
@@ -83,6 +84,25 @@ static void conn_put(struct net_conn *c)
 		free(c);
 }
 
+/*
+ * The call's bytes are no longer needed once its reply is encoded (replies reference
+ * the arena, never the call): give a large receive buffer back now, so that replies
+ * waiting for a slow reader do not each pin a record-sized buffer.
+ */
+static void req_drop_call(struct net_req *r)
+{
+	struct net_loop *l = r->loop;
+
+	if (r->rbuf == r->small)
+		return;
+	if (l->nbig < NET_BIG_KEEP)
+		l->bigs[l->nbig++] = r->rbuf;
+	else
+		free(r->rbuf);
+	r->rbuf = r->small;
+	r->rcap = NET_REQ_RBUF;
+}
+
 /* The request is done: back to the free list, dropping its connection reference. */
 static void req_release(struct net_req *r)
 {
@@ -90,14 +110,7 @@ static void req_release(struct net_req *r)
 	struct net_conn *c = r->conn;
 
 	arena_reset(&r->req.arena);
-	if (r->rbuf != r->small) {
-		if (l->nbig < NET_BIG_KEEP)
-			l->bigs[l->nbig++] = r->rbuf;
-		else
-			free(r->rbuf);
-		r->rbuf = r->small;
-		r->rcap = NET_REQ_RBUF;
-	}
+	req_drop_call(r);
 	l->inflight--;
 	if (c) {
 		r->conn = NULL;
@@ -242,6 +255,7 @@ static void req_send(struct net_req *r)
 		req_release(r);
 		return;
 	}
+	req_drop_call(r);
 	xdr_put_u32(r->mark, RM_LAST_FRAG | (uint32_t)len);
 	r->iov[0].iov_base = r->mark;
 	r->iov[0].iov_len = 4;
@@ -269,6 +283,8 @@ static void req_dispatch(struct net_loop *l, struct net_req *r)
 		rpc_call_end(&r->req);
 		break;
 	case RPC_STEP_RUN_BLOCKING:
+		if (r->conn)
+			r->conn->blocking++;
 		net_pool_submit(&l->srv->pool, r);
 		return;
 	case RPC_STEP_REPLY:
@@ -349,7 +365,7 @@ static void conn_parse(struct net_conn *c)
 
 	while (!c->closed) {
 		if (!c->cur && (c->inflight >= NET_MAX_INFLIGHT || c->queued >= NET_MAX_QUEUED ||
-				l->stopping)) {
+				c->blocking >= NET_MAX_BLOCKING || l->stopping)) {
 			conn_pause(c);
 			return;
 		}
@@ -446,7 +462,7 @@ static void conn_read(struct net_conn *c)
 static void conn_maybe_resume(struct net_conn *c)
 {
 	if (!c->paused || c->closed || c->loop->stopping || c->inflight >= NET_MAX_INFLIGHT ||
-	    c->queued >= NET_MAX_QUEUED)
+	    c->queued >= NET_MAX_QUEUED || c->blocking >= NET_MAX_BLOCKING)
 		return;
 	c->paused = false;
 	conn_parse(c);
@@ -585,6 +601,8 @@ static void loop_completions(struct net_loop *l)
 	}
 	for (r = fifo; r; r = next) {
 		next = r->next;
+		if (r->conn)
+			r->conn->blocking--;
 		rpc_call_end(&r->req);
 		req_send(r);
 	}

@@ -369,6 +369,24 @@ static void reload_exports(const struct config *cfg)
 	export_table_put(cur);
 }
 
+/* At shutdown: nothing written, even UNSTABLE and never committed, is left unflushed. */
+static void sync_exports(void)
+{
+	struct export_table *t = export_table_get();
+	int rc;
+
+	if (!t)
+		return;
+	for (size_t i = 0; i < export_table_count(t); i++) {
+		const struct export *e = export_table_at(t, i);
+
+		rc = vfs_export_sync(e->vx);
+		if (rc)
+			log_error("%s: cannot flush to stable storage: %s", e->path, strerror(-rc));
+	}
+	export_table_put(t);
+}
+
 static int start_listeners(struct net_server *s, const struct config *cfg, struct ports *p)
 {
 	bool root = geteuid() == 0;
@@ -454,6 +472,8 @@ static int serve(const struct config *cfg)
 		unregister_rpcbind(&ports);
 	net_server_stop(s, SHUTDOWN_GRACE_MS);
 	net_server_free(s);
+	sync_exports();
+	export_table_publish(NULL);
 	log_info("stopped");
 	return 0;
 }

@@ -161,6 +161,16 @@ void vfs_fini(void);
 int vfs_export_open(const char *path, uint32_t export_id, struct vfs_export **out);
 void vfs_export_get(struct vfs_export *ve);
 void vfs_export_put(struct vfs_export *ve);
+/*
+ * Flush everything written to the export's file system to stable storage (syncfs);
+ * used at shutdown so that even UNSTABLE data that was never committed survives.
+ */
+int vfs_export_sync(struct vfs_export *ve);
+/*
+ * Whether @path still names the directory the export was opened on: 0, or -ESTALE
+ * when it was removed or replaced while served (then the old root is not handed out).
+ */
+int vfs_export_check(struct vfs_export *ve, const char *path);
 /* The handle of the export's root directory. */
 int vfs_export_root(struct vfs_export *ve, struct vfs_fh *out);
 

@@ -19,6 +19,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "backend/posix/posix.h"
 #include "vfs/vfs_internal.h"
@@ -239,7 +241,7 @@ int vfs_node_get(struct vfs_export *ve, const uint8_t *fh, size_t len, struct vf
 		return 0;
 	}
 
-	err = vfs_fh_check(ve->id, fh, len, &bk);
+	err = vfs_fh_check(ve, fh, len, &bk);
 	if (err)
 		return err;
 	/* open_by_handle_at() needs CAP_DAC_READ_SEARCH, which only fsuid 0 keeps. */
@@ -372,8 +374,10 @@ int vfs_export_open(const char *path, uint32_t export_id, struct vfs_export **ou
 	err = be->fh_of(ve->root_fd, "", &bk, &ve->mount_id);
 	if (err == -ENOTSUP || err == -EOVERFLOW)
 		err = -EOPNOTSUPP;
-	if (!err)
-		err = vfs_fh_make(export_id, &bk, &ve->root_fh);
+	if (!err) {
+		vfs_fh_export_key(ve, &bk);
+		err = vfs_fh_make(ve, &bk, &ve->root_fh);
+	}
 	if (err)
 		goto err_close;
 	vfs_cache_init(ve);
@@ -403,6 +407,22 @@ void vfs_export_put(struct vfs_export *ve)
 	ve->be->close(ve->mount_fd);
 	free(ve->shards);
 	free(ve);
+}
+
+int vfs_export_sync(struct vfs_export *ve)
+{
+	return syncfs(ve->mount_fd) ? -errno : 0;
+}
+
+int vfs_export_check(struct vfs_export *ve, const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return errno == ENOENT || errno == ENOTDIR ? -ESTALE : -errno;
+	if (st.st_dev != ve->root_dev || st.st_ino != ve->root_ino)
+		return -ESTALE;
+	return 0;
 }
 
 int vfs_export_root(struct vfs_export *ve, struct vfs_fh *out)

@@ -163,8 +163,25 @@ void vfs_write_verf(uint8_t verf[8])
 	memcpy(verf, write_verf, 8);
 }
 
-int vfs_fh_make(uint32_t export_id, const struct bk_fh *bk, struct vfs_fh *out)
+void vfs_fh_export_key(struct vfs_export *ve, const struct bk_fh *root)
 {
+	uint8_t buf[9 + sizeof(root->data)];
+	uint64_t k0, k1;
+
+	put_be32(buf, ve->id);
+	put_be32(buf + 4, root->type);
+	buf[8] = root->len;
+	memcpy(buf + 9, root->data, root->len);
+	k0 = siphash24(vfs_key, buf, 9 + (size_t)root->len);
+	buf[0] ^= 0xff; /* a second, independent half */
+	k1 = siphash24(vfs_key, buf, 9 + (size_t)root->len);
+	put_le64(ve->mac_key, k0);
+	put_le64(ve->mac_key + 8, k1);
+}
+
+int vfs_fh_make(const struct vfs_export *ve, const struct bk_fh *bk, struct vfs_fh *out)
+{
+	uint32_t export_id = ve->id;
 	size_t n = bk->len;
 
 	if (n > VFS_FH_MAX - VFS_FH_MIN)
@@ -174,7 +191,7 @@ int vfs_fh_make(uint32_t export_id, const struct bk_fh *bk, struct vfs_fh *out)
 	put_be32(out->data + 5, bk->type);
 	out->data[9] = (uint8_t)n;
 	memcpy(out->data + VFS_FH_HDR, bk->data, n);
-	put_le64(out->data + VFS_FH_HDR + n, siphash24(vfs_key, out->data, VFS_FH_HDR + n));
+	put_le64(out->data + VFS_FH_HDR + n, siphash24(ve->mac_key, out->data, VFS_FH_HDR + n));
 	out->len = (uint8_t)(VFS_FH_MIN + n);
 	return 0;
 }
@@ -186,15 +203,16 @@ static bool fh_well_formed(const uint8_t *fh, size_t len)
 	       (size_t)fh[9] + VFS_FH_MIN == len;
 }
 
-int vfs_fh_check(uint32_t export_id, const uint8_t *fh, size_t len, struct bk_fh *bk)
+int vfs_fh_check(const struct vfs_export *ve, const uint8_t *fh, size_t len, struct bk_fh *bk)
 {
+	uint32_t export_id = ve->id;
 	size_t n;
 	uint64_t mac;
 
 	if (!fh_well_formed(fh, len))
 		return -VFS_EBADHANDLE;
 	n = fh[9];
-	mac = siphash24(vfs_key, fh, VFS_FH_HDR + n);
+	mac = siphash24(ve->mac_key, fh, VFS_FH_HDR + n);
 	if (mac != get_le64(fh + VFS_FH_HDR + n) || get_be32(fh + 1) != export_id)
 		return -VFS_EBADHANDLE;
 	if (bk) {

@@ -40,6 +40,10 @@ struct vfs_export {
 	dev_t root_dev;
 	ino_t root_ino;
 	struct vfs_fh root_fh;
+	/* The handle MAC key: vfs_key bound to this export's id and root directory, so that
+	 * a handle minted by an export of another tree (say its parent, given the same
+	 * fsid=) never authenticates here. */
+	uint8_t mac_key[16];
 	struct vfs_node_shard *shards; /* VFS_CACHE_SHARDS of them */
 };
 
@@ -60,10 +64,12 @@ struct vfs_node {
 
 /* vfs_fh.c */
 extern uint8_t vfs_key[16];
-/* Build the handle of back-end handle @bk in export @export_id. */
-int vfs_fh_make(uint32_t export_id, const struct bk_fh *bk, struct vfs_fh *out);
-/* Authenticate @fh for export @export_id and extract the back-end handle. */
-int vfs_fh_check(uint32_t export_id, const uint8_t *fh, size_t len, struct bk_fh *bk);
+/* Derive ve->mac_key from vfs_key, ve->id and the back-end handle of the export root. */
+void vfs_fh_export_key(struct vfs_export *ve, const struct bk_fh *root);
+/* Build the handle of back-end handle @bk in export @ve (MAC'd with ve->mac_key). */
+int vfs_fh_make(const struct vfs_export *ve, const struct bk_fh *bk, struct vfs_fh *out);
+/* Authenticate @fh for export @ve and extract the back-end handle. */
+int vfs_fh_check(const struct vfs_export *ve, const uint8_t *fh, size_t len, struct bk_fh *bk);
 /* The handle's MAC as a 64-bit value: a good hash key for an authenticated handle. */
 uint64_t vfs_fh_hash(const uint8_t *fh, size_t len);
 

@@ -64,7 +64,7 @@ static void fill_plus(struct vfs_node *dir, const struct stat *dir_st, struct vf
 		return;
 	if (ve->be->stat_at(dir->fd, ent->name, &st) != 0 ||
 	    ve->be->fh_of(dir->fd, ent->name, &bk, &mount_id) != 0 || mount_id != ve->mount_id ||
-	    vfs_fh_make(ve->id, &bk, &ent->fh) != 0)
+	    vfs_fh_make(ve, &bk, &ent->fh) != 0)
 		return;
 	vfs_attr_from_stat(ve, &st, &ent->attr);
 	ent->fileid = ent->attr.fileid;

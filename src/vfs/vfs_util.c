@@ -202,7 +202,7 @@ int vfs_fh_of_fd(struct vfs_export *ve, int fd, struct vfs_fh *fh, struct vfs_at
 		return err == -EOVERFLOW ? -EOPNOTSUPP : err;
 	if (mount_id != ve->mount_id)
 		return -EXDEV;
-	err = vfs_fh_make(ve->id, &bk, fh);
+	err = vfs_fh_make(ve, &bk, fh);
 	if (err)
 		return err;
 	err = ve->be->stat(fd, &st);

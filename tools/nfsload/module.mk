@@ -5,3 +5,5 @@ BENCH_TOOLS += $(NFSLOAD)
 $(NFSLOAD): tools/nfsload/nfsload.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< -lnfs
+# tests/integration/test_connections.sh drives 256 connections with it.
+INTEG_TOOLS += $(NFSLOAD)

@@ -26,7 +26,7 @@
 #include <nfsc/libnfs-raw-mount.h>
 #include <nfsc/libnfs-raw-nfs.h>
 
-#define MAX_CONNS 64
+#define MAX_CONNS 1024
 
 struct conn {
 	struct rpc_context *rpc;

@@ -1,0 +1,116 @@
+#!/bin/bash
+# sfs.sh - the SFS2008-style side by side of issue #4: shoal-bench runs the same
+# workload (SFS2008 NFSv3 mix, same fileset rules and load ladder rules) against
+# shoal-server and against nfs-ganesha, one after the other, each on a fresh directory
+# of the same file system, in a private network namespace. Then shoal-bench-report
+# writes a text report per server, one SVG with both curves, and the comparison table
+# with the ratios shoal/ganesha (peak op/s, ORT, server CPU per op at the peak).
+#
+#   bench/sfs.sh BUILD_DIR [--full] [--load OPS] [--points N] [--no-auto-peak]
+#                [--warmup S --runtime S] [--desc FILE] [--out DIR] [-- SHOAL_BENCH_ARGS...]
+#
+# Default (quick): 5 load points of 5 s warm-up + 10 s measured each, after an
+# automatic search for each server's peak: a few minutes in all on 2 CPUs.
+# --full: SFS2008's 300 s warm-up + 300 s measured and 10 points (several hours).
+# Results go to DIR (default BUILD_DIR/bench-sfs).
+set -euo pipefail
+
+usage() {
+	sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
+	exit 2
+}
+
+build=${1:-}
+if [ -z "$build" ] || [ ! -d "$build" ]; then usage; fi
+shift
+build=$(realpath "$build")
+here=$(cd "$(dirname "$0")" && pwd)
+
+load=2000
+points=5
+warmup=5
+runtime=10
+auto=--auto-peak
+desc=
+out=$build/bench-sfs
+extra=()
+orig_args=("$@")
+while [ $# -gt 0 ]; do
+	case $1 in
+	--full) warmup=300 runtime=300 points=10 ;;
+	--load) load=${2:?--load needs a value}; shift ;;
+	--points) points=${2:?--points needs a value}; shift ;;
+	--warmup) warmup=${2:?--warmup needs a value}; shift ;;
+	--runtime) runtime=${2:?--runtime needs a value}; shift ;;
+	--no-auto-peak) auto= ;;
+	--desc) desc=$(realpath "${2:?--desc needs a file}"); shift ;;
+	--out) out=${2:?--out needs a directory}; shift ;;
+	--) shift; extra=("$@"); break ;;
+	-h | --help) usage ;;
+	*) echo "sfs.sh: unknown argument $1" >&2; usage ;;
+	esac
+	shift
+done
+for t in shoal-server shoal-bench shoal-bench-report; do
+	[ -x "$build/$t" ] || { echo "sfs.sh: $build/$t is not built" >&2; exit 1; }
+done
+
+if [ "${SHOAL_IN_NETNS:-}" != 1 ]; then
+	exec env SHOAL_IN_NETNS=1 unshare --net --mount "$0" "$build" "${orig_args[@]}"
+fi
+ip link set lo up
+mkdir -p "$out"
+out=$(realpath "$out")
+
+work=$(mktemp -d /tmp/shoal-sfs.XXXXXX)
+spid=""
+cleanup() {
+	if [ -n "$spid" ]; then
+		kill "$spid" 2>/dev/null || true
+	fi
+	"$here/ganesha.sh" stop "$work/ganesha" 2>/dev/null || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
+mkdir -p "$work/shoal-export" "$work/ganesha-export" "$work/state"
+
+# bench LABEL DESC PID EXPORT: one shoal-bench run, its JSON in $out/LABEL.json.
+bench() {
+	local args=(--host 127.0.0.1 --export "$4" --nfs-port 2049 --mount-port 20048
+		--load "$load" --points "$points" --warmup "$warmup" --runtime "$runtime"
+		--label "$1" --server-desc "$2" --server-pid "$3" --json "$out/$1.json"
+		--no-progress)
+	[ -n "$auto" ] && args+=("$auto")
+	echo "sfs.sh: $1: shoal-bench ${args[*]} ${extra[*]}" >&2
+	"$build/shoal-bench" "${args[@]}" "${extra[@]}" >"$out/$1.log" 2>&1 || {
+		echo "sfs.sh: shoal-bench against $1 failed:" >&2
+		tail -n 20 "$out/$1.log" >&2
+		return 1
+	}
+	tail -n 1 "$out/$1.log" >&2
+}
+
+# shoal-server in its quick-start mode (one directory, read-write, no root squash):
+# the ready line on fd 3 says it serves.
+shoal_ver=$("$build/shoal-server" --version 2>/dev/null | head -n 1)
+exec 3< <("$build/shoal-server" --no-portmap --state-dir "$work/state" --ready-fd 1 \
+	--log-level warn "$work/shoal-export" 2>"$work/shoal.log")
+read -r -t 20 _ <&3 || { echo "sfs.sh: shoal-server did not start" >&2; cat "$work/shoal.log" >&2; exit 1; }
+spid=$(pgrep -f -n "shoal-server --no-portmap --state-dir $work/state")
+bench shoal "${shoal_ver:-shoal-server}" "$spid" "$work/shoal-export"
+kill "$spid"
+for ((i = 0; i < 100; i++)); do kill -0 "$spid" 2>/dev/null || break; sleep 0.1; done
+spid=""
+
+gver=$(dpkg-query -W -f='${Version}' nfs-ganesha 2>/dev/null || echo unknown)
+gpid=$("$here/ganesha.sh" start "$work/ganesha-export" "$work/ganesha")
+bench ganesha "nfs-ganesha $gver (FSAL VFS)" "$gpid" /bench
+"$here/ganesha.sh" stop "$work/ganesha"
+
+report=("$build/shoal-bench-report")
+"${report[@]}" --report "$out/ganesha.txt" "$out/ganesha.json" >/dev/null
+"${report[@]}" ${desc:+--desc "$desc"} --report "$out/shoal.txt" --svg "$out/sfs.svg" \
+	"$out/shoal.json" "$out/ganesha.json" | tee "$out/comparison.txt"
+echo
+echo "SFS2008-NFSv3 (shoal-bench), $(nproc) CPUs, warm-up ${warmup}s + ${runtime}s measured per point"
+echo "reports: $out/shoal.txt $out/ganesha.txt; chart: $out/sfs.svg; data: $out/*.json"

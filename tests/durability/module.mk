@@ -1,0 +1,14 @@
+# durability: crash and restart under load (issue #5); see tests/durability/suite.sh.
+INTEG_TOOLS += $(O)/tests/durability/dur_load
+
+# nfsc.o is the small synchronous libnfs client shared by the durability, concurrency and
+# access tools.
+$(O)/tests/durability/dur_load: $(O)/tests/durability/dur_load.o $(O)/tests/durability/nfsc.o
+	$(CC) $(LDFLAGS) -o $@ $^ -lnfs
+
+.PHONY: check-durability soak-durability
+check-durability: $(O)/shoal-server $(O)/tests/durability/dur_load
+	$(SUITE) "durability ($(BUILD))" sh tests/durability/suite.sh tests/durability $(O) $(if $(filter 1,$(SOAK)),soak,short)
+
+soak-durability: $(O)/shoal-server $(O)/tests/durability/dur_load
+	$(SUITE) "durability soak ($(BUILD))" sh tests/durability/suite.sh tests/durability $(O) soak

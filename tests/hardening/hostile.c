@@ -1,0 +1,993 @@
+/*
+ * hostile.c - hostile clients against a running shoal-server (issue #5): truncated and
+ * oversized records, fragments that never end, record marks that lie, garbage after a
+ * valid header, thousands of idle connections, clients that never read their replies,
+ * clients that vanish mid-request. Each case is a function.
+ *
+ *   hostile [-s] [-a] [-t THREADS] HOST EXPORT-PATH SERVER-PID
+ *
+ * -s runs the long (soak) forms; -a says the server runs under ASan (quarantine 16 MiB),
+ * whose shadow and quarantine memory are then added to the bound. THREADS is the server's --threads
+ * (for the bound). While the cases run, a well-behaved probe client issues NULL and GETATTR calls
+ * on its own connection and checks that each is answered within PROBE_DEADLINE_MS (a generous
+ * deadline, not a timing claim), and a sampler reads VmRSS from /proc/PID/status.
+ *
+ * Memory bound: the peak RSS must stay below
+ *     base + fixed + THREADS * loop_cost + max over cases of case_cost
+ * where base is the RSS measured before the first attack, fixed the duplicate request
+ * cache's byte cap plus slack, loop_cost what an event loop keeps for reuse (pooled
+ * requests and large receive buffers) and case_cost the sum over the case's connections
+ * of what the transport lets one connection hold (see conn_cost() and friends, derived
+ * from src/net/net_int.h). Output: "ok CASE ..." or "FAIL CASE: expected X got Y", then
+ * the summary lines "hostile: M cases, server up" and "peak RSS under load: X MiB".
+ * Ports come from SHOAL_NFS_PORT and SHOAL_MOUNT_PORT. Exit status 1 if anything failed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hardening/hclient.h"
+#include "net/net_int.h"
+
+#define PROBE_DEADLINE_MS 2000
+#define PROBE_PERIOD_MS	  20
+#define MIB		  (1024.0 * 1024.0)
+#define DRC_BYTES	  (32u << 20) /* NET_DRC_BYTES in src/net/net.c */
+#define SLACK_BYTES	  (24u << 20) /* allocator and thread-stack overhead */
+#define BIG		  (1024 * 1024)
+#define ASAN_SLACK_MIB	  64
+#define CONN_LIMIT	  4096u /* NET_DEF_MAXCONN in src/net/net.c */
+
+static pid_t srv_pid;
+static unsigned threads = 2;
+static bool soak, asan;
+static struct hc_fh root_fh, big_fh;
+static int failures, ncases;
+static const char *_Atomic cur_case = "start";
+
+static atomic_long peak_rss_kib, case_peak_kib, cur_rss_kib;
+static atomic_bool stop_bg, srv_dead;
+static atomic_long probe_calls, probe_late, probe_max_ms;
+static char probe_err[256];
+
+/* ---- reporting ---- */
+
+__attribute__((format(printf, 2, 3))) static void fail(const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("FAIL %s: ", name);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	failures++;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* ---- the memory bound, from the transport's own sizes ---- */
+
+static size_t pages(size_t n)
+{
+	return (n + 16 + 4095) & ~(size_t)4095;
+}
+
+/* An open connection with nothing in progress: its struct and receive buffer. */
+static size_t conn_cost(void)
+{
+	return pages(sizeof(struct net_conn));
+}
+
+/* One pooled request: the struct (inline call and reply buffers) and its first arena chunk. */
+static size_t req_cost(void)
+{
+	return pages(sizeof(struct net_req)) + pages(64 * 1024);
+}
+
+/* A connection in the middle of a record: one request and one record-sized buffer. */
+static size_t partial_cost(void)
+{
+	return conn_cost() + req_cost() + NET_MAX_RECORD;
+}
+
+/*
+ * A connection that never reads: NET_MAX_INFLIGHT requests, NET_MAX_QUEUED bytes of
+ * queued replies, plus what the calls in the blocking pool (at most NET_MAX_BLOCKING per
+ * connection) and the record being received may add: each at most one record.
+ */
+static size_t hostile_cost(void)
+{
+	return conn_cost() + NET_MAX_INFLIGHT * req_cost() + NET_MAX_QUEUED +
+	       (NET_MAX_BLOCKING + 1) * (size_t)NET_MAX_RECORD;
+}
+
+/* What each event loop keeps for reuse after a burst. */
+static size_t loop_cost(void)
+{
+	return NET_POOL_KEEP * req_cost() + NET_BIG_KEEP * (size_t)NET_MAX_RECORD;
+}
+
+static long base_kib;
+static size_t worst_case_bytes;
+
+/* The case about to run holds this much at most (sum over its connections). */
+static void case_budget(unsigned idle, unsigned partial, unsigned hostile)
+{
+	size_t b = idle * conn_cost() + partial * partial_cost() + hostile * hostile_cost();
+
+	if (b > worst_case_bytes)
+		worst_case_bytes = b;
+}
+
+static double bound_mib(void)
+{
+	double b = base_kib * 1024.0 + DRC_BYTES + SLACK_BYTES + threads * (double)loop_cost() +
+		   (double)worst_case_bytes;
+
+	/* ASan: one shadow byte per 8, its 16 MiB quarantine, and its own bookkeeping. */
+	return (asan ? b * 1.125 + (16 + ASAN_SLACK_MIB) * MIB : b) / MIB;
+}
+
+/* ---- background: RSS sampler and probe client ---- */
+
+static long read_status(const char *key, bool *zombie)
+{
+	char path[64], line[256];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)srv_pid);
+	f = fopen(path, "r");
+	if (!f) {
+		*zombie = true;
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "State:", 6) && strchr(line, 'Z'))
+			*zombie = true;
+		if (!strncmp(line, key, strlen(key)))
+			v = atol(line + strlen(key));
+	}
+	fclose(f);
+	return v;
+}
+
+static void *sampler_main(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&stop_bg)) {
+		bool dead = false;
+		long rss = read_status("VmRSS:", &dead);
+
+		if (dead) {
+			atomic_store(&srv_dead, true);
+			break;
+		}
+		atomic_store(&cur_rss_kib, rss);
+		if (rss > atomic_load(&peak_rss_kib))
+			atomic_store(&peak_rss_kib, rss);
+		if (rss > atomic_load(&case_peak_kib))
+			atomic_store(&case_peak_kib, rss);
+		sleep_ms(10);
+	}
+	return NULL;
+}
+
+/* The well-behaved client: NULL and GETATTR, each answered within the deadline. */
+static void *probe_main(void *arg)
+{
+	int fd = -1, st;
+	bool getattr = false;
+
+	(void)arg;
+	while (!atomic_load(&stop_bg)) {
+		long t0, dt;
+
+		if (fd < 0)
+			fd = hc_connect_nfs();
+		t0 = hc_now_ms();
+		st = fd < 0 ? -1 : getattr ? hc_getattr(fd, &root_fh) : hc_null(fd);
+		dt = hc_now_ms() - t0;
+		atomic_fetch_add(&probe_calls, 1);
+		if (dt > atomic_load(&probe_max_ms))
+			atomic_store(&probe_max_ms, dt);
+		if (st != 0 || dt > PROBE_DEADLINE_MS) {
+			atomic_fetch_add(&probe_late, 1);
+			snprintf(probe_err, sizeof(probe_err),
+				 "during %s: %s answered %s after %ld ms", cur_case,
+				 getattr ? "GETATTR" : "NULL", st == 0 ? "NFS3_OK" : "nothing", dt);
+			if (fd >= 0)
+				close(fd);
+			fd = -1;
+		}
+		getattr = !getattr;
+		sleep_ms(PROBE_PERIOD_MS);
+	}
+	if (fd >= 0)
+		close(fd);
+	hc_thread_done();
+	return NULL;
+}
+
+/* ---- socket helpers ---- */
+
+static int conn_nb(void)
+{
+	int fd = hc_connect_nfs();
+
+	if (fd >= 0)
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	return fd;
+}
+
+/* Close with a TCP reset instead of a FIN. */
+static void close_rst(int fd)
+{
+	struct linger lg = {.l_onoff = 1, .l_linger = 0};
+
+	setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	close(fd);
+}
+
+/* Drain @fd until the peer closes it (true) or the deadline passes (false). */
+static bool wait_closed(int fd, long ms)
+{
+	long deadline = hc_now_ms() + ms;
+	uint8_t junk[65536];
+
+	while (hc_wait_readable(fd, deadline)) {
+		ssize_t n = recv(fd, junk, sizeof(junk), MSG_DONTWAIT);
+
+		if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
+			return true;
+	}
+	return false;
+}
+
+/* Send (non-blocking) as much of @buf as the peer takes; false once it closed or stalls. */
+static bool send_some(int fd, const void *buf, size_t len, long stall_ms)
+{
+	const uint8_t *p = buf;
+	struct pollfd pf = {.fd = fd, .events = POLLOUT};
+
+	while (len) {
+		ssize_t n = send(fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n > 0) {
+			p += n;
+			len -= (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno != EAGAIN && errno != EINTR)
+			return false;
+		if (poll(&pf, 1, (int)stall_ms) <= 0)
+			return false;
+	}
+	return true;
+}
+
+/* One call on a fresh connection must be answered: the server still serves. */
+static bool fresh_null(const char *name)
+{
+	int fd = hc_connect_nfs(), st = fd < 0 ? -1 : hc_null(fd);
+
+	if (fd >= 0)
+		close(fd);
+	if (st != 0)
+		fail(name, "expected NULL on a new connection to be answered got %s",
+		     fd < 0 ? strerror(errno) : "no reply");
+	return st == 0;
+}
+
+/* A record holding a NULL call; returns its length (mark included). */
+static size_t null_record(uint8_t *buf, size_t cap, uint32_t *xid)
+{
+	struct xdr_out o;
+
+	xdr_out_init(&o, buf + 4, cap - 4);
+	*xid = hc_call_header(&o, HC_NFS_PROG, 3, HC_NULL);
+	xdr_put_u32(buf, 0x80000000u | (uint32_t)o.len);
+	return o.len + 4;
+}
+
+/* Read replies on a blocking-mode @fd until one has @xid; false on close/timeout. */
+static bool expect_xid(int fd, uint32_t xid, long ms, struct hc_reply *r)
+{
+	static _Thread_local uint8_t buf[65536];
+	long deadline = hc_now_ms() + ms;
+	size_t len;
+
+	for (;;) {
+		if (hc_recv_record(fd, buf, sizeof(buf), &len, deadline))
+			return false;
+		if (hc_parse_reply(buf, len, r) && r->xid == xid)
+			return true;
+	}
+}
+
+/* ---- record-marking cases ---- */
+
+static bool case_truncated_mark(void)
+{
+	for (int i = 0; i < (soak ? 2000 : 200); i++) {
+		int fd = hc_connect_nfs();
+		uint8_t mark[4] = {0x80, 0};
+
+		if (fd < 0)
+			return fail("truncated-mark", "connect: %s", strerror(errno)), false;
+		hc_send_all(fd, mark, 1 + i % 3);
+		if (i & 1)
+			close_rst(fd);
+		else
+			close(fd);
+	}
+	return true;
+}
+
+static bool case_truncated_record(void)
+{
+	uint8_t buf[2048];
+
+	memset(buf, 0, sizeof(buf));
+	for (int i = 0; i < (soak ? 2000 : 200); i++) {
+		int fd = hc_connect_nfs();
+
+		if (fd < 0)
+			return fail("truncated-record", "connect: %s", strerror(errno)), false;
+		xdr_put_u32(buf, 0x80000000u | 1000);
+		hc_send_all(fd, buf, 4 + (size_t)(i * 37) % 1000);
+		if (i & 1)
+			close_rst(fd);
+		else
+			close(fd);
+	}
+	return true;
+}
+
+static bool case_oversized_mark(void)
+{
+	static const uint32_t marks[] = {0xffffffffu, 0x7fffffffu, 0x80000000u | (2u << 20),
+					 0x80000000u | (NET_MAX_RECORD + 1)};
+	uint8_t buf[4 + 8192];
+	bool good = true;
+
+	memset(buf, 0x41, sizeof(buf));
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
+		int fd = hc_connect_nfs();
+
+		xdr_put_u32(buf, marks[i]);
+		send_some(fd, buf, sizeof(buf), 1000);
+		if (!wait_closed(fd, 5000)) {
+			fail("oversized-mark", "expected the server to close after mark 0x%08x",
+			     marks[i]);
+			good = false;
+		}
+		close(fd);
+	}
+	return good;
+}
+
+/* Non-last fragments whose sum passes the record limit. */
+static bool case_oversized_fragments(void)
+{
+	size_t flen = 60 * 1024, n = NET_MAX_RECORD / flen + 2;
+	uint8_t *buf = calloc(1, flen + 4);
+	int fd = hc_connect_nfs();
+	bool closed;
+
+	xdr_put_u32(buf, (uint32_t)flen);
+	for (size_t i = 0; i < n; i++) {
+		if (!send_some(fd, buf, flen + 4, 2000))
+			break;
+	}
+	closed = wait_closed(fd, 5000);
+	close(fd);
+	free(buf);
+	if (!closed)
+		fail("oversized-fragments", "expected a close after %zu fragments of %zu bytes", n,
+		     flen);
+	return closed;
+}
+
+/* Empty non-last fragments are legal: many of them, then a NULL call, answered. */
+static bool case_empty_fragments(void)
+{
+	size_t n = soak ? 1000000 : 100000;
+	uint8_t *buf = calloc(n, 4), rec[256];
+	uint32_t xid;
+	struct hc_reply r;
+	int fd = hc_connect_nfs();
+	bool good;
+	size_t len = null_record(rec, sizeof(rec), &xid);
+
+	good = send_some(fd, buf, n * 4, 5000) && send_some(fd, rec, len, 5000) &&
+	       expect_xid(fd, xid, 5000, &r);
+	close(fd);
+	free(buf);
+	if (!good)
+		fail("empty-fragments", "expected NULL after %zu empty fragments to be answered",
+		     n);
+	return good;
+}
+
+/*
+ * Fragments that never end: connections that announce a large record (or an endless
+ * chain of fragments), send part of it and go quiet. They must not cost more than
+ * partial_cost() each, nor slow the probe.
+ */
+static bool case_endless_fragments(void)
+{
+	unsigned n = soak ? 96 : 24;
+	uint8_t *buf = calloc(1, 600 * 1024 + 4);
+	int *fds = calloc(n, sizeof(int));
+	bool good = true;
+
+	case_budget(0, n, 0);
+	for (unsigned i = 0; i < n; i++) {
+		fds[i] = conn_nb();
+		if (fds[i] < 0) {
+			fail("endless-fragments", "connect %u: %s", i, strerror(errno));
+			good = false;
+			break;
+		}
+		if (i % 2) {
+			/* 1 MiB announced, 600 KiB sent */
+			xdr_put_u32(buf, BIG);
+			send_some(fds[i], buf, 600 * 1024 + 4, 2000);
+		} else {
+			/* small non-last fragments, 16 of them, and no last one */
+			for (int k = 0; k < 16; k++) {
+				xdr_put_u32(buf, 32 * 1024);
+				send_some(fds[i], buf, 32 * 1024 + 4, 2000);
+			}
+		}
+	}
+	sleep_ms(soak ? 5000 : 1500);
+	for (unsigned i = 0; i < n; i++) {
+		if (fds[i] >= 0)
+			close(fds[i]);
+	}
+	free(fds);
+	free(buf);
+	return good;
+}
+
+/* A mark shorter than the call: the tail is read as a bogus mark. */
+static bool case_lying_short(void)
+{
+	uint8_t rec[256];
+	uint32_t xid;
+	size_t len;
+
+	for (int i = 0; i < 50; i++) {
+		int fd = hc_connect_nfs();
+
+		len = null_record(rec, sizeof(rec), &xid);
+		xdr_put_u32(rec, 0x80000000u | (uint32_t)(len - 4 - 4 * (1 + i % 8)));
+		hc_send_all(fd, rec, len);
+		hc_send_all(fd, rec, len);
+		/* Whatever the server makes of it, it must answer or close, not hang up others. */
+		wait_closed(fd, 50);
+		close(fd);
+	}
+	return true;
+}
+
+/* A mark longer than the call: no answer until the rest arrives, then garbage args. */
+static bool case_lying_long(void)
+{
+	uint8_t rec[512];
+	struct hc_reply r;
+	uint32_t xid;
+	size_t len = null_record(rec, sizeof(rec), &xid);
+	int fd = hc_connect_nfs();
+	bool good = true;
+
+	xdr_put_u32(rec, 0x80000000u | (uint32_t)(len - 4 + 64));
+	hc_send_all(fd, rec, len);
+	if (hc_wait_readable(fd, hc_now_ms() + 300)) {
+		fail("lying-long", "expected no reply before the announced bytes arrived");
+		good = false;
+	}
+	memset(rec, 0x5a, 64);
+	hc_send_all(fd, rec, 64);
+	/* A NULL call with trailing bytes: answered (NULL ignores its args) or refused. */
+	if (!expect_xid(fd, xid, 5000, &r)) {
+		fail("lying-long", "expected a reply to the completed record");
+		good = false;
+	}
+	close(fd);
+	return good;
+}
+
+/* A valid GETATTR header followed by garbage; then the connection still serves. */
+static bool case_garbage_after_header(void)
+{
+	uint8_t buf[4096], rec[256];
+	struct xdr_out o;
+	struct hc_reply r;
+	int fd = hc_connect_nfs();
+	uint32_t xid;
+	bool good = true;
+
+	for (int i = 0; i < 64; i++) {
+		size_t glen = 4 + (size_t)i * 53 % 3000;
+
+		xdr_out_init(&o, buf + 4, sizeof(buf) - 4);
+		xid = hc_call_header(&o, HC_NFS_PROG, 3, (uint32_t)(i % 22));
+		for (size_t k = 0; k < glen; k++)
+			buf[4 + o.len + k] = (uint8_t)rand();
+		if (i % 4 == 0)
+			xdr_put_u32(buf + 4 + o.len, 0xfffffff0u); /* an absurd length field */
+		o.len += glen & ~(size_t)3;
+		xdr_put_u32(buf, 0x80000000u | (uint32_t)o.len);
+		hc_send_all(fd, buf, o.len + 4);
+		if (!expect_xid(fd, xid, 5000, &r)) {
+			fail("garbage-after-header",
+			     "expected a reply to proc %d with garbage args", i % 22);
+			good = false;
+			break;
+		}
+	}
+	if (good) {
+		size_t len = null_record(rec, sizeof(rec), &xid);
+
+		hc_send_all(fd, rec, len);
+		if (!expect_xid(fd, xid, 5000, &r)) {
+			fail("garbage-after-header", "expected NULL after the garbage answered");
+			good = false;
+		}
+	}
+	close(fd);
+	return good;
+}
+
+/* Pipelined random records, half with a valid header; replies read as they come. */
+static bool case_random_records(void)
+{
+	unsigned n = soak ? 200000 : 5000;
+	uint8_t buf[4096], rec[256];
+	struct hc_reply r;
+	struct xdr_out o;
+	int fd = conn_nb();
+	uint32_t xid;
+	bool good = true;
+
+	for (unsigned i = 0; i < n && good; i++) {
+		size_t len = (size_t)rand() % 1500;
+
+		xdr_out_init(&o, buf + 4, sizeof(buf) - 4);
+		if (i & 1) {
+			hc_call_header(&o, (i & 2) ? HC_NFS_PROG : HC_MOUNT_PROG,
+				       (uint32_t)rand() % 5, (uint32_t)rand() % 24);
+		}
+		for (size_t k = 0; k < len; k++)
+			buf[4 + o.len + k] = (uint8_t)rand();
+		o.len += len;
+		xdr_put_u32(buf, 0x80000000u | (uint32_t)o.len);
+		if (!send_some(fd, buf, o.len + 4, 5000)) {
+			fail("random-records", "expected the server to take record %u", i);
+			good = false;
+		}
+		/* drain replies so that back-pressure never stops us */
+		while (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+			;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	if (good) {
+		size_t len = null_record(rec, sizeof(rec), &xid);
+
+		hc_send_all(fd, rec, len);
+		if (!expect_xid(fd, xid, 10000, &r)) {
+			fail("random-records", "expected NULL after %u random records answered", n);
+			good = false;
+		}
+	}
+	close(fd);
+	return good;
+}
+
+/* One byte at a time: a slow client is served, and slows nobody else. */
+static bool case_byte_by_byte(void)
+{
+	uint8_t rec[256];
+	struct hc_reply r;
+	uint32_t xid;
+	size_t len = null_record(rec, sizeof(rec), &xid);
+	int fd = hc_connect_nfs();
+	bool good;
+
+	for (size_t i = 0; i < len; i++) {
+		hc_send_all(fd, rec + i, 1);
+		sleep_ms(5);
+	}
+	good = expect_xid(fd, xid, 5000, &r);
+	if (!good)
+		fail("byte-by-byte", "expected NULL sent byte by byte to be answered");
+	close(fd);
+	return good;
+}
+
+/* ---- connection-count cases ---- */
+
+static int *open_many(unsigned n, unsigned *got, bool partial_mark)
+{
+	int *fds = calloc(n, sizeof(int));
+	uint8_t mark[2] = {0x80, 0};
+
+	*got = 0;
+	for (unsigned i = 0; i < n; i++) {
+		fds[i] = hc_connect_nfs();
+		if (fds[i] < 0)
+			break;
+		if (partial_mark && i % 2)
+			hc_send_all(fds[i], mark, sizeof(mark));
+		(*got)++;
+	}
+	return fds;
+}
+
+static void close_many(int *fds, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		close(fds[i]);
+	free(fds);
+}
+
+static bool case_idle_connections(void)
+{
+	unsigned n = soak ? 3800 : 2000, got;
+	int *fds;
+	bool good = true;
+
+	case_budget(n, 0, 0);
+	fds = open_many(n, &got, true);
+	if (got < n) {
+		fail("idle-connections", "expected %u connections got %u (%s)", n, got,
+		     strerror(errno));
+		good = false;
+	}
+	sleep_ms(soak ? 10000 : 2000);
+	/* every idle connection is still served */
+	for (unsigned i = 0; good && i < got; i += got / 8 + 1) {
+		uint8_t mark[2] = {0x80, 0};
+
+		if (i % 2)
+			hc_send_all(fds[i], mark, 2); /* nothing: finish the partial mark below */
+		close(fds[i]);
+		fds[i] = hc_connect_nfs();
+		if (fds[i] < 0 || hc_null(fds[i]) != 0) {
+			fail("idle-connections", "expected NULL answered with %u connections open",
+			     got);
+			good = false;
+		}
+	}
+	printf("    %u idle connections, RSS %.1f MiB\n", got, atomic_load(&cur_rss_kib) / 1024.0);
+	close_many(fds, got);
+	return good;
+}
+
+/* Past the connection limit: the extras are refused, the probe's connection is served. */
+static bool case_connection_limit(void)
+{
+	unsigned n = CONN_LIMIT + 300, got, closed = 0;
+	int *fds;
+	bool good = true;
+
+	case_budget(CONN_LIMIT, 0, 0);
+	fds = open_many(n, &got, false);
+	sleep_ms(1000);
+	for (unsigned i = 0; i < got; i++) {
+		char c;
+
+		if (recv(fds[i], &c, 1, MSG_DONTWAIT) == 0)
+			closed++;
+	}
+	printf("    %u connections opened, %u refused by the server\n", got, closed);
+	if (closed == 0) {
+		fail("connection-limit", "expected connections over %u to be refused", CONN_LIMIT);
+		good = false;
+	}
+	close_many(fds, got);
+	sleep_ms(500);
+	return fresh_null("connection-limit") && good;
+}
+
+/* ---- clients that never read their replies ---- */
+
+/* Pipeline copies of one call record on @fd until the server stops taking them. */
+static unsigned flood(int fd, uint8_t *rec, size_t len, unsigned max, long stall_ms)
+{
+	unsigned n = 0;
+
+	/* A fresh XID each: the same XID again is a retransmission the DRC may drop. */
+	while (n < max && (xdr_put_u32(rec + 4, hc_xid()), send_some(fd, rec, len, stall_ms)))
+		n++;
+	return n;
+}
+
+/* Build a record of @proc (GETATTR, READ 1 MiB or WRITE 1 MiB) for the flood cases. */
+static size_t flood_record(uint8_t *buf, size_t cap, int kind)
+{
+	static uint8_t data[BIG];
+	struct xdr_out o;
+
+	xdr_out_init(&o, buf + 4, cap - 4);
+	if (kind == 0)
+		hc_enc_getattr(&o, &root_fh);
+	else if (kind == 1)
+		hc_enc_read(&o, &big_fh, 0, BIG);
+	else
+		hc_enc_write(&o, &big_fh, 0, data, BIG, kind == 3 ? 2 : 0);
+	xdr_put_u32(buf, 0x80000000u | (uint32_t)o.len);
+	return o.len + 4;
+}
+
+/*
+ * @nconn connections each pipeline calls of @kind and never read. Back-pressure must
+ * stop them; memory stays within hostile_cost() per connection. Then the first connection
+ * reads everything: every call sent is answered (the server resumes).
+ */
+static bool no_read(const char *name, int kind, unsigned nconn)
+{
+	size_t cap = BIG + 4096, len;
+	uint8_t *rec = malloc(cap), *buf = malloc(HC_MAXREPLY);
+	int *fds = calloc(nconn, sizeof(int));
+	unsigned *sent = calloc(nconn, sizeof(unsigned)), answered = 0;
+	bool good = true;
+	long deadline;
+
+	case_budget(0, 0, nconn);
+	len = flood_record(rec, cap, kind);
+	for (unsigned i = 0; i < nconn; i++) {
+		fds[i] = conn_nb();
+		sent[i] = flood(fds[i], rec, len, kind == 0 ? 200000 : kind == 1 ? 2000 : 300, 700);
+	}
+	sleep_ms(500);
+	printf("    %u connections sent %u calls each (first), RSS %.1f MiB\n", nconn, sent[0],
+	       atomic_load(&cur_rss_kib) / 1024.0);
+	/* the first one now reads: the server must resume and answer every call */
+	fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) & ~O_NONBLOCK);
+	deadline = hc_now_ms() + 30000;
+	while (answered < sent[0]) {
+		size_t got;
+		struct hc_reply r;
+
+		if (hc_recv_record(fds[0], buf, HC_MAXREPLY, &got, deadline) ||
+		    !hc_parse_reply(buf, got, &r))
+			break;
+		answered++;
+	}
+	if (answered < sent[0]) {
+		fail(name, "expected %u replies once the client read got %u", sent[0], answered);
+		good = false;
+	}
+	for (unsigned i = 0; i < nconn; i++) {
+		if (i % 2)
+			close_rst(fds[i]);
+		else
+			close(fds[i]);
+	}
+	free(fds);
+	free(sent);
+	free(rec);
+	free(buf);
+	return good;
+}
+
+static bool case_no_read_getattr(void)
+{
+	return no_read("no-read-getattr", 0, soak ? 16 : 4);
+}
+
+static bool case_no_read_read(void)
+{
+	return no_read("no-read-read-1m", 1, soak ? 12 : 4);
+}
+
+static bool case_no_read_write(void)
+{
+	return no_read("no-read-write-1m", 2, soak ? 12 : 4);
+}
+
+static bool case_no_read_write_stable(void)
+{
+	return no_read("no-read-write-1m-stable", 3, soak ? 8 : 3);
+}
+
+/* Clients that vanish: mid-record, and right after pipelining calls still running. */
+static bool case_disconnect_mid_request(void)
+{
+	size_t cap = BIG + 4096, len;
+	uint8_t *rec = malloc(cap);
+
+	for (int i = 0; i < (soak ? 400 : 40); i++) {
+		int fd = conn_nb();
+
+		len = flood_record(rec, cap, 2 + i % 2);
+		if (i % 3 == 0) {
+			send_some(fd, rec, len / 2, 1000); /* half a WRITE */
+		} else {
+			for (int k = 0; k < 4; k++)
+				send_some(fd, rec, len, 1000);
+		}
+		if (i % 2)
+			close_rst(fd);
+		else
+			close(fd);
+	}
+	free(rec);
+	return true;
+}
+
+/* ---- driver ---- */
+
+struct hcase {
+	const char *name;
+	bool (*fn)(void);
+};
+
+static const struct hcase cases[] = {
+	{"truncated-mark", case_truncated_mark},
+	{"truncated-record", case_truncated_record},
+	{"oversized-mark", case_oversized_mark},
+	{"oversized-fragments", case_oversized_fragments},
+	{"empty-fragments", case_empty_fragments},
+	{"endless-fragments", case_endless_fragments},
+	{"lying-short", case_lying_short},
+	{"lying-long", case_lying_long},
+	{"garbage-after-header", case_garbage_after_header},
+	{"random-records", case_random_records},
+	{"byte-by-byte", case_byte_by_byte},
+	{"idle-connections", case_idle_connections},
+	{"connection-limit", case_connection_limit},
+	{"no-read-getattr", case_no_read_getattr},
+	{"no-read-read-1m", case_no_read_read},
+	{"no-read-write-1m", case_no_read_write},
+	{"no-read-write-1m-stable", case_no_read_write_stable},
+	{"disconnect-mid-request", case_disconnect_mid_request},
+};
+
+static bool setup_files(const char *path)
+{
+	static uint8_t data[BIG];
+	int fd, st;
+
+	st = hc_mnt(path, &root_fh);
+	if (st != 0) {
+		fail("setup", "expected MNT %s to give MNT3_OK got %d", path, st);
+		return false;
+	}
+	fd = hc_connect_nfs();
+	memset(data, 0x42, sizeof(data));
+	st = fd < 0 ? -1 : hc_create(fd, &root_fh, "hostile.big", &big_fh);
+	if (st == 0)
+		st = hc_write(fd, &big_fh, 0, data, BIG, 2);
+	if (fd >= 0)
+		close(fd);
+	if (st != 0) {
+		fail("setup", "expected CREATE and WRITE of hostile.big to succeed got %s",
+		     hc_nfsstat_name(st));
+		return false;
+	}
+	return true;
+}
+
+static void run_case(const struct hcase *c)
+{
+	int before = failures;
+	long late_before = atomic_load(&probe_late);
+	bool good;
+	long t0 = hc_now_ms();
+
+	atomic_store(&cur_case, c->name);
+	atomic_store(&case_peak_kib, 0);
+	good = c->fn();
+	ncases++;
+	if (atomic_load(&srv_dead)) {
+		fail(c->name, "expected the server to survive got it dead");
+		return;
+	}
+	good = fresh_null(c->name) && good;
+	if (atomic_load(&probe_late) != late_before) {
+		fail(c->name, "expected the probe answered within %d ms: %s", PROBE_DEADLINE_MS,
+		     probe_err);
+		good = false;
+	}
+	if (good && failures == before)
+		printf("ok %s (%ld ms, peak RSS %.1f MiB)\n", c->name, hc_now_ms() - t0,
+		       atomic_load(&case_peak_kib) / 1024.0);
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t sampler, probe;
+	struct rlimit rl;
+	int opt;
+	bool dead = false;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	signal(SIGPIPE, SIG_IGN);
+	while ((opt = getopt(argc, argv, "ast:")) != -1) {
+		if (opt == 's')
+			soak = true;
+		else if (opt == 'a')
+			asan = true;
+		else if (opt == 't')
+			threads = (unsigned)atoi(optarg);
+		else
+			goto usage;
+	}
+	if (argc - optind != 3)
+		goto usage;
+	hc_setup(argv[optind], hc_env_port("SHOAL_NFS_PORT", 2049),
+		 hc_env_port("SHOAL_MOUNT_PORT", 20048));
+	srv_pid = (pid_t)atoi(argv[optind + 2]);
+	srand(5);
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < CONN_LIMIT + 400) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+		if (rl.rlim_cur < CONN_LIMIT + 400) {
+			printf("FAIL setup: expected an fd limit of %u got %lu (ulimit -n)\n",
+			       CONN_LIMIT + 400, (unsigned long)rl.rlim_cur);
+			return 1;
+		}
+	}
+	hc_set_timeout(PROBE_DEADLINE_MS);
+	if (!setup_files(argv[optind + 1]))
+		return 1;
+	base_kib = read_status("VmRSS:", &dead);
+	if (dead || base_kib <= 0) {
+		printf("FAIL setup: expected to read VmRSS of pid %d\n", (int)srv_pid);
+		return 1;
+	}
+	printf("    server base RSS %.1f MiB; per connection: idle %.1f KiB, mid-record %.2f MiB, "
+	       "not reading %.1f MiB; per loop kept %.1f MiB\n",
+	       base_kib / 1024.0, conn_cost() / 1024.0, partial_cost() / MIB, hostile_cost() / MIB,
+	       loop_cost() / MIB);
+	pthread_create(&sampler, NULL, sampler_main, NULL);
+	pthread_create(&probe, NULL, probe_main, NULL);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]) && !atomic_load(&srv_dead); i++)
+		run_case(&cases[i]);
+	atomic_store(&stop_bg, true);
+	pthread_join(probe, NULL);
+	pthread_join(sampler, NULL);
+	dead = atomic_load(&srv_dead);
+	read_status("VmHWM:", &dead);
+	printf("probe: %ld calls, slowest %ld ms, %ld late or unanswered (deadline %d ms)\n",
+	       atomic_load(&probe_calls), atomic_load(&probe_max_ms), atomic_load(&probe_late),
+	       PROBE_DEADLINE_MS);
+	if (atomic_load(&peak_rss_kib) / 1024.0 > bound_mib())
+		fail("memory-bound", "expected peak RSS under %.1f MiB got %.1f MiB", bound_mib(),
+		     atomic_load(&peak_rss_kib) / 1024.0);
+	else
+		printf("ok memory-bound (peak %.1f MiB <= bound %.1f MiB)\n",
+		       atomic_load(&peak_rss_kib) / 1024.0, bound_mib());
+	printf("hostile: %d cases, server %s\n", ncases, dead ? "DEAD" : "up");
+	printf("peak RSS under load: %.1f MiB (bound %.1f MiB)\n",
+	       atomic_load(&peak_rss_kib) / 1024.0, bound_mib());
+	printf("%s: %d failed\n", failures || dead ? "FAILED" : "PASSED", failures);
+	hc_thread_done();
+	return failures || dead ? 1 : 0;
+usage:
+	fprintf(stderr, "usage: hostile [-s] [-a] [-t THREADS] HOST EXPORT-PATH SERVER-PID\n");
+	return 2;
+}

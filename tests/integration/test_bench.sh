@@ -1,0 +1,64 @@
+#!/bin/bash
+# test_bench.sh - a very short shoal-bench run (two load points of a few seconds, a
+# small fileset) against a quick-start shoal-server, the ports found through its
+# portmapper: every operation of the SFS2008 mix must be issued and answered without
+# error, the text and JSON reports must be written, and a second run must reuse the
+# fileset.
+. "$(dirname "$0")/lib.sh"
+
+BENCH=$IT_BUILD/shoal-bench
+exp=$T/export
+mkdir -p "$exp"
+start_server bench --state-dir "$T/state" "$exp" || it_done
+spid=${SRV_PID[bench]}
+
+run_bench() { # extra args...
+	"$BENCH" --host 127.0.0.1 --export "$exp" --load 400 --points 2 --warmup 1 --runtime 3 \
+		--procs 2 --in-flight 4 --fileset-scale 0.0005 --label shoal --server-pid "$spid" \
+		--no-progress "$@" 2>"$T/bench.err"
+}
+
+out=$(run_bench --json "$T/out.json" --report "$T/out.txt")
+rc=$?
+printf '%s\n' "$out" | grep -v '^op ' | sed 's/^/    /'
+check bench-exit-status 0 "$rc"
+[ "$rc" -eq 0 ] || sed 's/^/    stderr: /' "$T/bench.err"
+
+for op in GETATTR LOOKUP READ ACCESS WRITE SETATTR READDIRPLUS READLINK READDIR CREATE REMOVE FSSTAT; do
+	# the last point's line for this operation
+	line=$(printf '%s\n' "$out" | grep "^op $op " | tail -n 1)
+	ok_n=$(printf '%s\n' "$line" | sed -n 's/.* ok \([0-9]*\) .*/\1/p')
+	err_n=$(printf '%s\n' "$line" | sed -n 's/.* errors \([0-9]*\) .*/\1/p')
+	if [ -n "$ok_n" ] && [ "$ok_n" -gt 0 ] && [ "$err_n" = 0 ]; then
+		ok "op-$op: $ok_n answered, no error"
+	else
+		fail "op-$op: expected answers and 0 errors got '${line:-no line}'"
+	fi
+done
+check no-errors-in-run "" "$(printf '%s\n' "$out" | grep '^errors:')"
+check points-valid 2 "$(printf '%s\n' "$out" | grep -c '^point .* VALID')"
+if [ -s "$T/out.json" ] && grep -q '"points"' "$T/out.json"; then
+	ok "json written"
+else
+	fail "json: expected $T/out.json with points"
+fi
+if [ -s "$T/out.txt" ] && grep -q 'SPECsfs2008\|SFS2008' "$T/out.txt"; then
+	ok "text report written"
+else
+	fail "text report: expected $T/out.txt in the seed layout"
+fi
+
+# The fileset left behind is reused: nothing to write, same counts.
+before=$(find "$exp" -type f | wc -l)
+out=$(run_bench --reuse-fileset --points 1 --runtime 1)
+check reuse-exit-status 0 "$?"
+check reuse-no-errors "" "$(printf '%s\n' "$out" | grep '^errors:')"
+after=$(find "$exp" -type f | wc -l)
+# CREATE and REMOVE run at equal rates, so the count moves only by the pool's walk
+if [ "$before" -gt 100 ] && [ $((after - before)) -lt 50 ] && [ $((before - after)) -lt 50 ]; then
+	ok "reuse: $before files before, $after after"
+else
+	fail "reuse: expected about $before files after the second run got $after"
+fi
+stop_server bench
+it_done

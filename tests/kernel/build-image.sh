@@ -1,0 +1,98 @@
+#!/bin/bash
+# build-image.sh - build (or reuse) the guest that `make check-kernel` boots: a Debian 12
+# userland with its own kernel, initrd, nfs-common, rpcbind and fio, as an ext4 image.
+#
+#   bash tests/kernel/build-image.sh [CACHE-DIR]    prints the image directory
+#
+# The image lives in CACHE-DIR/<hash of this file> (default /var/cache/shoal-vm, outside
+# the work tree) and holds vmlinuz, initrd.img and root.img; it is rebuilt only when this
+# recipe changes. Packages are downloaded from the host's Debian mirror by debootstrap
+# (first stage, the only step that uses the network); they are configured in a chroot
+# inside private network, mount and pid namespaces with a policy-rc.d that refuses to
+# start services, so nothing the packages start can reach or outlive the build.
+# What the guest runs is not in the image: its init mounts the host directory the test
+# shares (9p) and runs guest.sh from there, so editing the workload needs no rebuild.
+set -euo pipefail
+
+cache=${1:-${SHOAL_VM_CACHE:-/var/cache/shoal-vm}}
+suite=bookworm
+mirror=${SHOAL_VM_MIRROR:-http://deb.debian.org/debian}
+pkgs=linux-image-amd64,initramfs-tools,udev,kmod,netbase,nfs-common,rpcbind,fio,iproute2,procps,psmisc
+hash=$(sha256sum "${BASH_SOURCE[0]}" | cut -c1-16)
+dir=$cache/$hash
+
+mkdir -p "$cache"
+exec 9>"$cache/.lock"
+flock 9
+if [ -f "$dir/ok" ]; then
+	echo "$dir"
+	exit 0
+fi
+
+for tool in debootstrap mkfs.ext4 unshare; do
+	if ! command -v "$tool" >/dev/null 2>&1; then
+		echo "build-image: $tool not found (sh scripts/install-deps.sh kernel)" >&2
+		exit 1
+	fi
+done
+
+start=$(date +%s)
+work=$cache/tmp.$hash
+rm -rf "$work"
+mkdir -p "$work"
+trap 'rm -rf "$work"' EXIT
+root=$work/root
+echo "build-image: debootstrap $suite into $root (packages from $mirror)" >&2
+debootstrap --variant=minbase --foreign --include="$pkgs" "$suite" "$root" "$mirror" >&2
+printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
+chmod 755 "$root/usr/sbin/policy-rc.d"
+echo "build-image: configuring the packages (second stage, offline)" >&2
+unshare --mount --net --pid --fork --kill-child -- \
+	chroot "$root" /debootstrap/debootstrap --second-stage >&2
+
+# The init the kernel starts: mount the basics, then the host's share, and run the
+# workload from it. Whatever happens, the machine powers off (qemu runs with -no-reboot).
+cat >"$root/sbin/shoal-init" <<'EOT'
+#!/bin/sh
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mkdir -p /dev/pts /dev/shm
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /run
+mount -t tmpfs tmpfs /tmp
+mount -t tmpfs tmpfs /dev/shm
+echo "shoal-guest: init $(uname -r)"
+modprobe 9pnet_virtio && modprobe 9p
+mkdir -p /host
+if mount -t 9p -o trans=virtio,version=9p2000.L,cache=none,msize=262144 host /host &&
+	[ -f /host/guest.sh ]; then
+	/bin/bash /host/guest.sh
+else
+	echo "shoal-guest: FAIL could not mount the host share with guest.sh"
+fi
+sync
+echo "shoal-guest: poweroff"
+echo o >/proc/sysrq-trigger
+sleep 60
+EOT
+chmod 755 "$root/sbin/shoal-init"
+echo shoal-guest >"$root/etc/hostname"
+printf '127.0.0.1 localhost\n127.0.1.1 shoal-guest\n' >"$root/etc/hosts"
+: >"$root/etc/fstab"
+rm -f "$root/usr/sbin/policy-rc.d"
+
+kver=$(basename "$(ls -d "$root"/lib/modules/* | head -n 1)")
+cp "$root/boot/vmlinuz-$kver" "$work/vmlinuz"
+cp "$root/boot/initrd.img-$kver" "$work/initrd.img"
+rm -rf "$root/var/cache/apt/archives"/*.deb "$root/boot"/*
+echo "$kver" >"$work/kernel-version"
+mkfs.ext4 -q -F -L shoal-root -d "$root" "$work/root.img" 2G >&2
+rm -rf "$root"
+echo "built $(date -u +%FT%TZ) in $(($(date +%s) - start)) s, kernel $kver" >"$work/ok"
+rm -rf "$dir"
+mv "$work" "$dir"
+trap - EXIT
+echo "build-image: $(cat "$dir/ok")" >&2
+echo "$dir"

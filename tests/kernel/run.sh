@@ -1,0 +1,288 @@
+#!/bin/bash
+# run.sh - the kernel-client suite: boots a Debian VM (the image from build-image.sh)
+# whose Linux NFS client mounts the shoal-server of BUILD-DIR with the plain
+# `mount -t nfs -o vers=3 HOST:/path`, runs guest.sh's workload in it, and prints
+# PASS/FAIL per workload step, then "kernel: N passed, M failed".
+#
+#   bash tests/kernel/run.sh BUILD-DIR
+#
+# Network: a private network namespace holding a tap device for the VM (10.77.0.1 the
+# server, 10.77.0.2 the guest); the server and qemu run inside it, nothing else is used.
+# Acceleration: KVM when it boots the guest (the first line from guest.sh within
+# KERNEL_KVM_BOOT s), otherwise software emulation (TCG). The guest speaks on its second
+# serial port (read here line by line, with deadlines) and reads the host's answers from
+# the 9p share. On any failure the server's log and the guest's dmesg are printed.
+# Environment: SHOAL_VM_CACHE (image cache, default /var/cache/shoal-vm), KERNEL_ACCEL
+# (kvm|tcg to force one), KERNEL_LOG_LEVEL (server log level, default info),
+# KERNEL_TIMEOUT (whole run, default 1200 s); for debugging, KERNEL_PCAP (write a
+# capture of the VM's traffic there) and KERNEL_KEEP (copy the guest's out/ there). A run that cannot start counts as failed.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+no_run() {
+	echo "FAIL kernel: did not run: $*"
+	echo "kernel: 0 passed, 1 failed"
+	exit 1
+}
+[ $# -eq 1 ] && [ -d "$1" ] || no_run "usage: run.sh BUILD-DIR"
+build=$(cd "$1" && pwd)
+SERVER=$build/shoal-server
+
+if [ -z "${KT_IN_NETNS:-}" ]; then
+	[ -x "$SERVER" ] || no_run "no server binary at $SERVER"
+	[ "$(id -u)" -eq 0 ] || no_run "needs root (network namespace, tap device)"
+	command -v qemu-system-x86_64 >/dev/null 2>&1 ||
+		no_run "qemu-system-x86_64 not installed (sh scripts/install-deps.sh kernel)"
+	unshare --net true 2>/dev/null || no_run "expected to create a network namespace (unshare --net)"
+	[ -c /dev/net/tun ] || no_run "no /dev/net/tun for the VM's tap device"
+	# The image is built (or found) before entering the namespace: building downloads.
+	t0=$(date +%s)
+	img=$(bash "$here/build-image.sh") || no_run "could not build the VM image (build-image.sh failed)"
+	echo "image: $img ($(cat "$img/ok"); ready in $(($(date +%s) - t0)) s)"
+	KT_IN_NETNS=1 KT_IMAGE=$img exec unshare --net -- bash "$0" "$build"
+fi
+
+img=$KT_IMAGE
+HOST_IP=10.77.0.1 GUEST_IP=10.77.0.2
+ip link set lo up &&
+	ip tuntap add dev shoaltap0 mode tap &&
+	ip addr add "$HOST_IP/24" dev shoaltap0 &&
+	ip link set shoaltap0 up || no_run "could not set up the tap device in the namespace"
+
+T=$(mktemp -d /tmp/shoal-kernel.XXXXXX)
+chmod 755 "$T"
+EXPORT=$T/export SHARE=$T/share STATE=$T/state
+mkdir -p "$EXPORT" "$SHARE/ctl" "$SHARE/out" "$STATE"
+cp "$here/guest.sh" "$SHARE/guest.sh"
+printf 'SERVER_IP=%s\nGUEST_IP=%s\nPREFIX=24\nEXPORT_PATH=%s\n' \
+	"$HOST_IP" "$GUEST_IP" "$EXPORT" >"$SHARE/config"
+
+SRV_PID= QEMU_PID= SRV_RUNS=0
+cleanup() {
+	[ -n "$QEMU_PID" ] && kill -KILL "$QEMU_PID" 2>/dev/null && wait "$QEMU_PID" 2>/dev/null
+	[ -n "$SRV_PID" ] && kill -KILL "$SRV_PID" 2>/dev/null && wait "$SRV_PID" 2>/dev/null
+	[ -n "${KERNEL_KEEP:-}" ] && cp -r "$SHARE/out" "$KERNEL_KEEP"
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+passed=0 failed=0
+pass() {
+	passed=$((passed + 1))
+	echo "PASS $*"
+}
+fail() {
+	failed=$((failed + 1))
+	echo "FAIL $*"
+}
+
+# start_server : shoal-server on the default ports (its own portmapper on 111) at
+# HOST_IP, waiting at most 30 s for its ready line. Each run logs to server.N.log.
+start_server() {
+	local fifo=$T/ready fd line
+	SRV_RUNS=$((SRV_RUNS + 1))
+	rm -f "$fifo" && mkfifo "$fifo"
+	"$SERVER" --ready-fd 3 --log-level "${KERNEL_LOG_LEVEL:-info}" --bind "$HOST_IP" \
+		--state-dir "$STATE" "$EXPORT" 3>"$fifo" >>"$T/server.$SRV_RUNS.log" 2>&1 </dev/null &
+	SRV_PID=$!
+	exec {fd}<"$fifo"
+	rm -f "$fifo"
+	if ! read -r -t 30 -u "$fd" line; then
+		exec {fd}<&-
+		echo "expected a ready line from shoal-server within 30s"
+		return 1
+	fi
+	exec {fd}<&-
+	echo "shoal-server (run $SRV_RUNS, pid $SRV_PID): $line"
+}
+
+# host_op ID CMD ARGS : what the guest asked the host to do; the reply goes to ctl/ID.reply.
+host_op() {
+	local id=$1 cmd=$2 reply
+	shift 2
+	case $cmd in
+	sha) reply=$(sha256sum "$EXPORT/$1" 2>&1 | cut -d' ' -f1) ;;
+	stat)
+		if [ -e "$EXPORT/$1" ] || [ -L "$EXPORT/$1" ]; then
+			reply=$(stat -c '%a %u %g %Y %s' "$EXPORT/$1" 2>&1)
+		else
+			reply=missing
+		fi
+		;;
+	ls) reply=$(ls -A "$EXPORT/$1" 2>&1) ;;
+	count) reply=$(ls -A "$EXPORT/$1" 2>&1 | wc -l) ;;
+	readlink) reply=$(readlink "$EXPORT/$1" 2>&1) ;;
+	write) printf '%s' "$2" >"$EXPORT/$1" && reply=ok || reply="write failed" ;;
+	server-kill)
+		kill -KILL "$SRV_PID" && wait "$SRV_PID" 2>/dev/null
+		echo "host: shoal-server (pid $SRV_PID) killed with SIGKILL"
+		SRV_PID=
+		reply=ok
+		;;
+	server-start)
+		if start_server; then reply=ok; else reply="server did not start (see its log)"; fi
+		;;
+	*) reply="unknown host-op $cmd" ;;
+	esac
+	printf '%s\n' "$reply" >"$SHARE/ctl/$id.tmp" && mv "$SHARE/ctl/$id.tmp" "$SHARE/ctl/$id.reply"
+}
+
+# boot ACCEL : start qemu; QFD reads its stdout, the guest's second serial port.
+boot() {
+	local accel=$1 cpu=max
+	[ "$accel" = kvm ] && cpu=host
+	: >"$T/console.log"
+	exec {QFD}< <(
+		exec qemu-system-x86_64 -nodefaults -no-user-config -display none -no-reboot \
+			-machine pc -accel "$accel" -cpu "$cpu" -smp 2 -m 1024 \
+			-kernel "$img/vmlinuz" -initrd "$img/initrd.img" \
+			-append "console=ttyS0 root=/dev/vda rw init=/sbin/shoal-init panic=-1 loglevel=6 net.ifnames=0" \
+			-drive "file=$img/root.img,format=raw,if=virtio,snapshot=on" \
+			-fsdev "local,id=share,path=$SHARE,security_model=none" \
+			-device virtio-9p-pci,fsdev=share,mount_tag=host \
+			-netdev tap,id=n0,ifname=shoaltap0,script=no,downscript=no \
+			-device virtio-net-pci,netdev=n0,romfile= \
+			-serial "file:$T/console.log" -serial stdio \
+			</dev/null 2>>"$T/qemu.err"
+	)
+	QEMU_PID=$!
+}
+
+stop_qemu() {
+	[ -n "$QEMU_PID" ] || return 0
+	kill -KILL "$QEMU_PID" 2>/dev/null
+	wait "$QEMU_PID" 2>/dev/null
+	QEMU_PID=
+	exec {QFD}<&-
+}
+
+# next_line DEADLINE : the next line from the guest into LINE; 1 at EOF, 2 at the deadline.
+next_line() {
+	local left=$(($1 - SECONDS)) rc
+	[ "$left" -gt 0 ] || return 2
+	IFS= read -r -t "$left" -u "$QFD" LINE
+	rc=$?
+	LINE=${LINE%$'\r'}
+	[ "$rc" -eq 0 ] && return 0
+	[ "$rc" -gt 128 ] && return 2
+	return 1
+}
+
+dump_logs() {
+	local l
+	for l in "$T"/server.*.log; do
+		[ -f "$l" ] || continue
+		echo "--- $(basename "$l") (last 80 lines) ---"
+		tail -n 80 "$l" | sed 's/^/  | /'
+	done
+	echo "--- guest dmesg (last 80 lines) ---"
+	if [ -f "$SHARE/out/dmesg.txt" ]; then
+		tail -n 80 "$SHARE/out/dmesg.txt" | sed 's/^/  | /'
+	else
+		echo "  (the guest wrote none; its console, last 60 lines:)"
+		tail -n 60 "$T/console.log" | sed 's/^/  | /'
+	fi
+	if [ -s "$T/qemu.err" ]; then
+		echo "--- qemu stderr ---"
+		sed 's/^/  | /' "$T/qemu.err"
+	fi
+}
+
+finish() {
+	echo "kernel: $passed passed, $failed failed"
+	[ "$failed" -eq 0 ] && exit 0
+	dump_logs
+	exit 1
+}
+
+start_server || {
+	fail "server-start"
+	finish
+}
+# KERNEL_PCAP=FILE: capture the VM's traffic (for debugging; needs tcpdump).
+if [ -n "${KERNEL_PCAP:-}" ]; then
+	tcpdump -i shoaltap0 -s 0 -U -w "$KERNEL_PCAP" 2>"$T/tcpdump.err" &
+fi
+
+# Boot: KVM if it boots the guest within the deadline, else TCG.
+t_start=$SECONDS
+accels=${KERNEL_ACCEL:-}
+if [ -z "$accels" ]; then
+	accels=tcg
+	[ -r /dev/kvm ] && [ -w /dev/kvm ] && accels="kvm tcg"
+fi
+booted=
+for accel in $accels; do
+	boot "$accel"
+	t_boot=$SECONDS
+	if [ "$accel" = kvm ]; then limit=${KERNEL_KVM_BOOT:-30}; else limit=${KERNEL_TCG_BOOT:-180}; fi
+	next_line $((SECONDS + limit))
+	rc=$?
+	if [ "$rc" -eq 0 ] && [[ $LINE == "shoal-guest: "* ]]; then
+		echo "boot: $accel, guest up in $((SECONDS - t_boot)) s ($LINE)"
+		booted=$accel
+		break
+	fi
+	case $rc in
+	1) why="qemu exited ($(tail -n 1 "$T/qemu.err" 2>/dev/null))" ;;
+	2) why="no word from the guest within ${limit}s" ;;
+	*) why="unexpected first line '$LINE'" ;;
+	esac
+	echo "boot: $accel did not boot the guest: $why"
+	stop_qemu
+done
+if [ -z "$booted" ]; then
+	fail "boot: expected the guest to start under one of: $accels"
+	finish
+fi
+
+# The workload: follow the guest's lines until it says done, with one overall deadline.
+deadline=$((t_start + ${KERNEL_TIMEOUT:-1200}))
+done_line=
+while :; do
+	next_line "$deadline"
+	rc=$?
+	if [ "$rc" -eq 2 ]; then
+		fail "guest: expected the workload to finish within ${KERNEL_TIMEOUT:-1200}s"
+		break
+	elif [ "$rc" -eq 1 ]; then
+		break
+	fi
+	case $LINE in
+	"KTEST PASS "*) pass "${LINE#KTEST PASS }" ;;
+	"KTEST FAIL "*) fail "${LINE#KTEST FAIL }" ;;
+	"shoal-guest: host-op "*)
+		# shellcheck disable=SC2086 # the guest's words, split as it wrote them
+		host_op ${LINE#shoal-guest: host-op }
+		;;
+	"shoal-guest: done"*)
+		done_line=$LINE
+		echo "$LINE (workload $((SECONDS - t_boot)) s)"
+		break
+		;;
+	*) echo "$LINE" ;;
+	esac
+done
+if [ -z "$done_line" ]; then
+	[ "$rc" -eq 1 ] && fail "guest: expected 'shoal-guest: done' before qemu exited"
+	stop_qemu
+else
+	# The guest powers off after done; give it 60 s.
+	while next_line $((SECONDS + 60)); do :; done
+	[ "$?" -eq 2 ] && echo "qemu still running 60 s after done; killed"
+	stop_qemu
+fi
+
+# The server must have survived all of it, and stop cleanly.
+if [ -n "$SRV_PID" ] && kill -0 "$SRV_PID" 2>/dev/null; then
+	kill -TERM "$SRV_PID"
+	wait "$SRV_PID"
+	rc=$?
+	SRV_PID=
+	if [ "$rc" -eq 0 ]; then pass server-sigterm-exit; else fail "server-sigterm-exit: expected 0 got $rc"; fi
+else
+	fail "server-alive: expected shoal-server to be running at the end"
+fi
+echo "total $((SECONDS - t_start)) s under $booted"
+finish

@@ -1,0 +1,79 @@
+/*
+ * test_workload_mix.c - the operation mix: the SFS2008 table sums to 100, long-run
+ * draws match it within 0.1 percentage points, mix files parse.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "nfs3/nfs3.h"
+#include "unit/test.h"
+#include "workload.h"
+
+#define DRAWS 4000000
+
+static void test_table(void)
+{
+	double total = 0;
+
+	for (unsigned i = 0; i < bench_mix_sfs2008_n; i++)
+		total += bench_mix_sfs2008[i].pct;
+	CHECK(fabs(total - 100) < 1e-9);
+	CHECK_EQ(bench_mix_sfs2008_n, 12);
+	CHECK_EQ(bench_mix_sfs2008[0].proc, NFS3PROC_GETATTR);
+	CHECK(bench_mix_sfs2008[0].pct == 26);
+}
+
+static void test_long_run_frequencies(void)
+{
+	uint64_t count[NFS3_NPROCS] = {0};
+	struct bench_mix m;
+	uint64_t s = 42;
+
+	CHECK(bench_mix_init(&m, bench_mix_sfs2008, bench_mix_sfs2008_n));
+	for (int i = 0; i < DRAWS; i++)
+		count[bench_mix_pick(&m, bench_rand(&s))]++;
+	for (unsigned i = 0; i < bench_mix_sfs2008_n; i++) {
+		double got = 100.0 * (double)count[bench_mix_sfs2008[i].proc] / DRAWS;
+
+		if (fabs(got - bench_mix_sfs2008[i].pct) >= 0.1)
+			fprintf(stderr, "%s: %.3f%% vs %.1f%%\n",
+				bench_proc_name(bench_mix_sfs2008[i].proc), got,
+				bench_mix_sfs2008[i].pct);
+		CHECK(fabs(got - bench_mix_sfs2008[i].pct) < 0.1);
+	}
+	CHECK_EQ(count[NFS3PROC_COMMIT], 0);
+	CHECK_EQ(count[NFS3PROC_FSINFO], 0);
+}
+
+static void test_bad_mix(void)
+{
+	struct bench_mix m;
+	const struct bench_mix_entry bad[] = {{NFS3PROC_GETATTR, 50}, {NFS3PROC_LOOKUP, 40}};
+	const struct bench_mix_entry badproc[] = {{99, 100}};
+
+	CHECK(!bench_mix_init(&m, bad, 2));
+	CHECK(!bench_mix_init(&m, badproc, 1));
+}
+
+static void test_mix_file(void)
+{
+	char path[] = "/tmp/shoal-mix.XXXXXX", err[128];
+	struct bench_mix m;
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+
+	fputs("SFS MIXFILE VERSION 2\n# comment\ngetattr 60%\nLOOKUP 40%\n", f);
+	fclose(f);
+	CHECK_EQ(bench_mix_load(&m, path, err, sizeof(err)), 0);
+	CHECK_EQ(m.n, 2);
+	CHECK_EQ(m.e[1].proc, NFS3PROC_LOOKUP);
+	f = fopen(path, "w");
+	fputs("not a mix\n", f);
+	fclose(f);
+	CHECK_EQ(bench_mix_load(&m, path, err, sizeof(err)), -1);
+	unlink(path);
+	CHECK_EQ(bench_proc_by_name("readdirplus"), NFS3PROC_READDIRPLUS);
+}
+
+TESTS(test_table, test_long_run_frequencies, test_bad_mix, test_mix_file);
