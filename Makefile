@@ -47,7 +47,7 @@ UNIT_BINS := $(UNIT_TESTS:%.c=$(O)/%)
 .SECONDARY:
 
 .PHONY: all build server run check check-unit check-integration check-asan check-style \
-	deps deps-test deps-bench bench clean format lint install check-build
+	deps deps-test deps-bench bench soak clean format lint install check-build
 
 all: build
 build: $(SERVER) $(UNIT_BINS) $(INTEG_TOOLS)
@@ -115,10 +115,25 @@ check: deps-test
 	-$(STEP) $(call VARIANT,release) CLANG_O=$(CHECK_OUT)/clang check-style
 	-$(STEP) $(call VARIANT,release) check-unit
 	-$(STEP) $(call VARIANT,release) check-integration
+	-$(STEP) $(call VARIANT,release) check-durability
+	-$(STEP) $(call VARIANT,release) check-concurrency
+	-$(STEP) $(call VARIANT,release) check-access
 	-$(STEP) $(call VARIANT,asan) check-unit
 	-$(STEP) $(call VARIANT,asan) check-integration
+	-$(STEP) $(call VARIANT,asan) check-fuzz
 	@sh scripts/check-summary.sh $(CHECK_OUT)/$@.txt "build (release)" style \
-		"unit (release)" "integration (release)" "unit (asan)" "integration (asan)"
+		"unit (release)" "integration (release)" "durability (release)" \
+		"concurrency (release)" "access (release)" "unit (asan)" "integration (asan)" \
+		"fuzz (asan)"
+
+# `make soak`: the long forms of the hardening suites (issue #5).
+soak: deps-test
+	@mkdir -p $(CHECK_OUT) && rm -f $(CHECK_OUT)/$@.txt
+	-$(STEP) $(call VARIANT,release) soak-durability
+	-$(STEP) $(call VARIANT,release) soak-concurrency
+	-$(STEP) $(call VARIANT,release) soak-access
+	@sh scripts/check-summary.sh $(CHECK_OUT)/$@.txt "durability soak (release)" \
+		"concurrency soak (release)" "access soak (release)"
 
 check-asan: deps-test
 	@mkdir -p $(CHECK_OUT) && rm -f $(CHECK_OUT)/$@.txt

@@ -31,7 +31,7 @@ $(O)/tests/fuzz/$(1)/fuzz_$(1): $(O)/tests/fuzz/$(1)/fuzz_$(1).o $(O)/libshoal.a
 endef
 $(foreach t,$(FUZZ_TARGETS),$(eval $(call FUZZ_RULES,$(t))))
 
-.PHONY: fuzz fuzz-merge fuzz-bins fuzz-replay check-fuzz
+.PHONY: fuzz fuzz-merge fuzz-bins fuzz-replay check-fuzz check-fuzz-run
 
 fuzz-replay: $(FUZZ_REPLAY)
 
@@ -42,7 +42,11 @@ fuzz-bins:
 	$(MAKE) --no-print-directory BUILD=fuzz O=$(FUZZ_O) fuzz-bins
 endif
 
+# As a recorded step of `make check` (its "N passed, M failed" goes to the summary).
 check-fuzz: $(FUZZ_REPLAY)
+	$(SUITE) "fuzz ($(BUILD))" $(MAKE) --no-print-directory check-fuzz-run
+
+check-fuzz-run: $(FUZZ_REPLAY)
 	@if sh tests/fuzz/run.sh have-libfuzzer; then \
 		if $(MAKE) --no-print-directory BUILD=fuzz O=$(FUZZ_O) fuzz-bins; then \
 			fdir=$(FUZZ_O); else fdir=BUILD-FAILED; fi; \
