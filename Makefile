@@ -110,7 +110,7 @@ STEP = $(MAKE) --no-print-directory $(JOBS) CHECK_SUMMARY=$(abspath $(CHECK_OUT)
 VARIANT = BUILD=$(1) O=$(CHECK_OUT)/$(1)
 
 check: deps-test
-	@mkdir -p $(CHECK_OUT) && rm -f $(CHECK_OUT)/$@.txt
+	@mkdir -p $(CHECK_OUT) && rm -f $(CHECK_OUT)/$@.txt $(CHECK_OUT)/$@.txt.figures
 	-$(STEP) $(call VARIANT,release) check-build
 	-$(STEP) $(call VARIANT,release) CLANG_O=$(CHECK_OUT)/clang check-style
 	-$(STEP) $(call VARIANT,release) check-unit
@@ -118,25 +118,28 @@ check: deps-test
 	-$(STEP) $(call VARIANT,release) check-durability
 	-$(STEP) $(call VARIANT,release) check-concurrency
 	-$(STEP) $(call VARIANT,release) check-access
+	-$(STEP) $(call VARIANT,release) check-hardening
 	-$(STEP) $(call VARIANT,asan) check-unit
 	-$(STEP) $(call VARIANT,asan) check-integration
+	-$(STEP) $(call VARIANT,asan) check-hardening
 	-$(STEP) $(call VARIANT,asan) check-fuzz
 	@sh scripts/check-summary.sh $(CHECK_OUT)/$@.txt "build (release)" style \
 		"unit (release)" "integration (release)" "durability (release)" \
-		"concurrency (release)" "access (release)" "unit (asan)" "integration (asan)" \
-		"fuzz (asan)"
+		"concurrency (release)" "access (release)" "hardening (release)" \
+		"unit (asan)" "integration (asan)" "hardening (asan)" "fuzz (asan)"
 
 # `make soak`: the long forms of the hardening suites (issue #5).
 soak: deps-test
-	@mkdir -p $(CHECK_OUT) && rm -f $(CHECK_OUT)/$@.txt
+	@mkdir -p $(CHECK_OUT) && rm -f $(CHECK_OUT)/$@.txt $(CHECK_OUT)/$@.txt.figures
 	-$(STEP) $(call VARIANT,release) soak-durability
 	-$(STEP) $(call VARIANT,release) soak-concurrency
 	-$(STEP) $(call VARIANT,release) soak-access
+	-$(STEP) $(call VARIANT,release) soak-hardening
 	@sh scripts/check-summary.sh $(CHECK_OUT)/$@.txt "durability soak (release)" \
-		"concurrency soak (release)" "access soak (release)"
+		"concurrency soak (release)" "access soak (release)" "hardening soak (release)"
 
 check-asan: deps-test
-	@mkdir -p $(CHECK_OUT) && rm -f $(CHECK_OUT)/$@.txt
+	@mkdir -p $(CHECK_OUT) && rm -f $(CHECK_OUT)/$@.txt $(CHECK_OUT)/$@.txt.figures
 	-$(STEP) $(call VARIANT,asan) check-unit
 	-$(STEP) $(call VARIANT,asan) check-integration
 	@sh scripts/check-summary.sh $(CHECK_OUT)/$@.txt "unit (asan)" "integration (asan)"

@@ -8,7 +8,9 @@
 # count is recorded as 0 passed, 0 failed when it succeeds (a build step) and as 1
 # failed otherwise; a command that fails with no failure counted is recorded as one more
 # failure, so that a crash or a broken build is never summed as a pass. With an empty
-# SUMMARY, COMMAND just runs. Exits with COMMAND's status.
+# SUMMARY, COMMAND just runs. Lines that state a measured figure ("fuzz: ...",
+# "crash-restart: ...", "peak RSS under load: ...") go to SUMMARY.figures. Exits with
+# COMMAND's status.
 set -uo pipefail
 
 if [ $# -lt 3 ]; then
@@ -37,4 +39,7 @@ if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then
 	failed=1
 fi
 echo "$name: $passed passed, $failed failed (exit $status)" >>"$summary"
+# The hardening figures (issue #5) are gathered too, for the summary's last section.
+grep -E '^(fuzz|hostile|faults|crash-restart|concurrency|access|peak RSS under load): ' "$log" |
+	sed "s/\$/ [$name]/" >>"$summary.figures"
 exit "$status"

@@ -23,6 +23,11 @@ for step in "$@"; do
 done
 
 echo
+if [ -s "$summary.figures" ]; then
+	echo "== figures measured by this run =="
+	cat "$summary.figures"
+	echo
+fi
 echo "== summary =="
 cat "$summary"
 awk '

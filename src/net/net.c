@@ -146,7 +146,7 @@ int net_server_listen(struct net_server *s, int proto, const char *addr, uint16_
 	struct epoll_event e;
 	socklen_t len;
 	unsigned i, k = s->nlisteners;
-	int fd = -1, err;
+	int fd, err;
 
 	if (proto != IPPROTO_TCP && proto != IPPROTO_UDP)
 		return -EPROTONOSUPPORT;

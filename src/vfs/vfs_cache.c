@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "backend/posix/posix.h"
@@ -216,6 +217,32 @@ void vfs_cache_forget(struct vfs_export *ve, const struct vfs_fh *fh)
 		node_free(n);
 }
 
+/* How often the export path is compared with the root directory opened at start. */
+#define VFS_EXPORT_CHECK_MS 1000
+
+/*
+ * -ESTALE once the export's directory has been removed or replaced while served. The
+ * check is a stat() of the export path, done by at most one caller a second; an error
+ * other than "not that directory" (EACCES for a squashed caller, say) changes nothing.
+ */
+static int export_gone(struct vfs_export *ve)
+{
+	struct timespec ts;
+	int64_t now, last;
+	int err;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	last = atomic_load_explicit(&ve->checked_ms, memory_order_relaxed);
+	if (now - last >= VFS_EXPORT_CHECK_MS &&
+	    atomic_compare_exchange_strong(&ve->checked_ms, &last, now)) {
+		err = vfs_export_check(ve, ve->path);
+		if (err == 0 || err == -ESTALE)
+			atomic_store(&ve->gone, err == -ESTALE);
+	}
+	return atomic_load_explicit(&ve->gone, memory_order_relaxed) ? -ESTALE : 0;
+}
+
 int vfs_node_get(struct vfs_export *ve, const uint8_t *fh, size_t len, struct vfs_node **out)
 {
 	struct vfs_fh vfh;
@@ -228,6 +255,9 @@ int vfs_node_get(struct vfs_export *ve, const uint8_t *fh, size_t len, struct vf
 
 	if (len < VFS_FH_MIN || len > VFS_FH_MAX)
 		return -VFS_EBADHANDLE;
+	err = export_gone(ve);
+	if (err)
+		return err;
 	hash = vfs_fh_hash(fh, len);
 	sh = shard_of(ve, hash);
 	pthread_mutex_lock(&sh->lock);
@@ -362,6 +392,11 @@ int vfs_export_open(const char *path, uint32_t export_id, struct vfs_export **ou
 	}
 	atomic_init(&ve->refs, 1);
 	ve->id = export_id;
+	ve->path = strdup(path);
+	if (!ve->path) {
+		err = -ENOMEM;
+		goto err_free;
+	}
 	ve->be = be;
 	err = be->root_open(path, &ve->mount_fd, &ve->root_fd);
 	if (err)
@@ -388,6 +423,7 @@ err_close:
 	be->close(ve->root_fd);
 	be->close(ve->mount_fd);
 err_free:
+	free(ve->path);
 	free(ve->shards);
 	free(ve);
 	return err;
@@ -405,6 +441,7 @@ void vfs_export_put(struct vfs_export *ve)
 	vfs_cache_fini(ve);
 	ve->be->close(ve->root_fd);
 	ve->be->close(ve->mount_fd);
+	free(ve->path);
 	free(ve->shards);
 	free(ve);
 }

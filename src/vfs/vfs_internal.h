@@ -40,6 +40,12 @@ struct vfs_export {
 	dev_t root_dev;
 	ino_t root_ino;
 	struct vfs_fh root_fh;
+	/* The exported path, and whether it still names the directory opened as root:
+	 * re-checked at most once a second by vfs_node_get(), so that the handles of an
+	 * export directory that was removed, or renamed and replaced, turn stale. */
+	char *path;
+	_Atomic int64_t checked_ms;
+	atomic_bool gone;
 	/* The handle MAC key: vfs_key bound to this export's id and root directory, so that
 	 * a handle minted by an export of another tree (say its parent, given the same
 	 * fsid=) never authenticates here. */

@@ -23,6 +23,8 @@ struct dirent64_hdr {
 	uint64_t d_ino;
 	int64_t d_off;
 	unsigned short d_reclen;
+	/* Unused, but part of the kernel's record layout that this struct mirrors. */
+	// cppcheck-suppress unusedStructMember
 	unsigned char d_type;
 };
 

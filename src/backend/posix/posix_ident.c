@@ -42,6 +42,8 @@ int posix_set_identity(const struct vfs_cred *cred)
 
 	if (ident_equal(&cur_ident, c) && n == c->ngroups)
 		return 0;
+	/* cppcheck reasons only about root_cred (no groups); callers pass other creds. */
+	// cppcheck-suppress knownConditionTrueFalse
 	for (uint32_t i = 0; i < n; i++)
 		groups[i] = c->groups[i];
 	ident_switches++;
