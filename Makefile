@@ -150,10 +150,13 @@ check-build:
 
 # `make bench`: speed is measured here, never in tests, and always as a ratio to
 # nfs-ganesha measured in the same run (bench/meta.sh). BENCH_SECONDS sets the length.
+# BENCH_SFS_ARGS=--full for SFS2008's 300 s warm-up + 300 s measured points.
 BENCH_SECONDS ?= 10
+BENCH_SFS_ARGS ?=
 bench: deps-bench
 	$(MAKE) --no-print-directory BUILD=release server $(BENCH_TOOLS)
 	bash bench/meta.sh build/release $(BENCH_SECONDS)
+	bash bench/sfs.sh build/release $(BENCH_SFS_ARGS)
 
 deps-bench:
 	sh scripts/install-deps.sh bench

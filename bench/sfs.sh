@@ -82,6 +82,16 @@ bench() {
 		--label "$1" --server-desc "$2" --server-pid "$3" --json "$out/$1.json"
 		--no-progress)
 	[ -n "$auto" ] && args+=("$auto")
+	# Create the fileset first and flush it to disk, so that the writeback of the
+	# freshly created files does not land on the first measured points of either
+	# server (it would slow their stable writes for reasons not of their making).
+	"$build/shoal-bench" "${args[@]}" "${extra[@]}" --populate-only >"$out/$1.populate.log" 2>&1 || {
+		echo "sfs.sh: creating the fileset on $1 failed:" >&2
+		tail -n 20 "$out/$1.populate.log" >&2
+		return 1
+	}
+	sync
+	args+=(--reuse-fileset)
 	echo "sfs.sh: $1: shoal-bench ${args[*]} ${extra[*]}" >&2
 	"$build/shoal-bench" "${args[@]}" "${extra[@]}" >"$out/$1.log" 2>&1 || {
 		echo "sfs.sh: shoal-bench against $1 failed:" >&2
