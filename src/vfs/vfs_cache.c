@@ -6,7 +6,8 @@
  * PRF of the rest). A node is only ever inserted after its handle was authenticated,
  * so a hit — exact bytes found — needs no MAC computation: vfs_node_get() on a cached
  * object costs one hash lookup. Unreferenced nodes sit on a per-shard LRU list and
- * are evicted when a shard holds more than its share of VFS_CACHE_MAX.
+ * are evicted when a shard holds more than its share of the cache (VFS_CACHE_MAX,
+ * or less when the descriptor limit is lower: vfs_cache_shard_max).
  *
  * Every node holds an O_PATH reference (opened by handle as the server), and for
  * regular files, once read or written, an I/O descriptor shared by every caller.
@@ -27,7 +28,6 @@
 #include "vfs/vfs_internal.h"
 
 #define SHARD_BUCKETS 256
-#define SHARD_MAX     (VFS_CACHE_MAX / VFS_CACHE_SHARDS)
 
 struct vfs_node_shard {
 	pthread_mutex_t lock;
@@ -116,7 +116,7 @@ static struct vfs_node *evict_locked(struct vfs_node_shard *sh)
 {
 	struct vfs_node *victims = NULL;
 
-	while (sh->count > SHARD_MAX && sh->lru_tail) {
+	while (sh->count > vfs_cache_shard_max && sh->lru_tail) {
 		struct vfs_node *n = sh->lru_tail;
 
 		lru_remove(sh, n);

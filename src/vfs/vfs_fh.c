@@ -112,15 +112,40 @@ static int create_key(const char *dir, const char *path)
 	return err;
 }
 
+/* Descriptors kept free for connections, listeners, logs and the like. */
+#define VFS_FD_RESERVE 4352
+
+unsigned vfs_cache_shard_max = VFS_CACHE_MAX / VFS_CACHE_SHARDS;
+
+/*
+ * Raise the descriptor limit to its hard limit, then size the node cache to fit in
+ * it: every cached node may hold two descriptors (its O_PATH one and a data one), and
+ * running out of descriptors would turn cheap calls into NFS3ERR_JUKEBOX.
+ */
 static void raise_nofile(void)
 {
 	struct rlimit rl;
+	rlim_t nodes;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return;
+	if (rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;
-		if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+		if (setrlimit(RLIMIT_NOFILE, &rl) != 0) {
 			log_warn("vfs: cannot raise RLIMIT_NOFILE: %s", strerror(errno));
+			getrlimit(RLIMIT_NOFILE, &rl);
+		}
 	}
+	nodes = rl.rlim_cur > 2 * VFS_FD_RESERVE ? (rl.rlim_cur - VFS_FD_RESERVE) / 2
+						  : rl.rlim_cur / 4;
+	if (nodes > VFS_CACHE_MAX)
+		nodes = VFS_CACHE_MAX;
+	vfs_cache_shard_max = (unsigned)(nodes / VFS_CACHE_SHARDS);
+	if (vfs_cache_shard_max < 2)
+		vfs_cache_shard_max = 2;
+	if (nodes < VFS_CACHE_MAX)
+		log_info("vfs: %llu open files allowed: caching at most %u file handles per export",
+			 (unsigned long long)rl.rlim_cur, vfs_cache_shard_max * VFS_CACHE_SHARDS);
 }
 
 int vfs_init(const char *state_dir)

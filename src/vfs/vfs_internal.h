@@ -26,7 +26,10 @@
 #define VFS_FH_MIN     (VFS_FH_HDR + VFS_FH_MACLEN)
 
 #define VFS_CACHE_SHARDS 64
-#define VFS_CACHE_MAX	 16384 /* nodes per export */
+#define VFS_CACHE_MAX	 16384 /* nodes per export, at most */
+
+/* Nodes one shard may hold: set by vfs_init() from the descriptor limit. */
+extern unsigned vfs_cache_shard_max;
 
 struct vfs_node_shard;
 
