@@ -7,7 +7,12 @@
 #
 # Must run inside a private network namespace (bench/meta.sh and make bench create
 # one): ganesha 4.3 exits at start unless an rpcbind answers, so this starts a private
-# rpcbind there too. NFSv3 only, over TCP, export at pseudo path /bench (so clients
+# rpcbind there too. That rpcbind keeps its lock (/run/rpcbind.lock), its local socket
+# (/run/rpcbind.sock, which libtirpc servers such as ganesha register through, whatever
+# their network namespace) and its state (/run/rpcbind/) under /run: so that it neither
+# collides with, nor answers for, an rpcbind of another namespace, start mounts a
+# private tmpfs over /run, and refuses to run outside a private mount namespace
+# (unshare --net --mount). NFSv3 only, over TCP, export at pseudo path /bench (so clients
 # mount HOST:/bench), no grace period, no root squash: the same service Shoal gives
 # in its quick start.
 set -euo pipefail
@@ -28,7 +33,20 @@ case $cmd in
 start)
 	export_dir=$(realpath "$2")
 	work=$(realpath "$3")
-	mkdir -p "$work" /run/rpcbind
+	mkdir -p "$work"
+	if [ "$(readlink /proc/self/ns/mnt)" = "$(readlink /proc/1/ns/mnt)" ] ||
+		[ "$(readlink /proc/self/ns/net)" = "$(readlink /proc/1/ns/net)" ]; then
+		echo "ganesha.sh: run me in a private network and mount namespace" \
+			"(unshare --net --mount)" >&2
+		exit 1
+	fi
+	# a private /run for this namespace's rpcbind (see above); once per namespace
+	if [ ! -e /run/.shoal-private ]; then
+		mount -t tmpfs -o mode=0755 tmpfs /run
+		touch /run/.shoal-private
+	fi
+	mkdir -p /run/rpcbind
+	chown _rpc /run/rpcbind 2>/dev/null || true
 	cat >"$work/ganesha.conf" <<CONF
 NFS_CORE_PARAM {
 	Protocols = 3;
@@ -55,6 +73,8 @@ CONF
 	rpcbind -f >"$work/rpcbind.log" 2>&1 &
 	echo $! >"$work/rpcbind.pid"
 	wait_port u 111 50
+	wait_port t 111 50
+	rpcinfo -p 127.0.0.1 >/dev/null || { cat "$work/rpcbind.log" >&2; exit 1; }
 	ganesha.nfsd -F -f "$work/ganesha.conf" -L "$work/ganesha.log" -p "$work/ganesha.pid" \
 		-N NIV_EVENT >/dev/null 2>&1 &
 	echo $! >"$work/ganesha.daemon.pid"

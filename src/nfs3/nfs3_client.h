@@ -30,7 +30,11 @@ bool nfs3_enc_setattr_args(struct xdr_out *o, const struct nfs3_setattr_args *a)
 bool nfs3_enc_access_args(struct xdr_out *o, const struct nfs3_access_args *a);
 /* READ3args; also COMMIT3args, which has the same shape. */
 bool nfs3_enc_read_args(struct xdr_out *o, const struct nfs3_read_args *a);
-/* WRITE3args; the data (a->data, a->count bytes) is copied into the message. */
+/*
+ * WRITE3args. The data (a->data, a->count bytes) is attached by reference, as a
+ * segment of @o (xdr_out_iov()), so it is not copied and must stay valid until the
+ * message is sent; it is copied only when @o has no segment left.
+ */
 bool nfs3_enc_write_args(struct xdr_out *o, const struct nfs3_write_args *a);
 /* CREATE3args for UNCHECKED and GUARDED (sattr3) or EXCLUSIVE (verifier). */
 bool nfs3_enc_create_args(struct xdr_out *o, const struct nfs3_create_args *a);

@@ -70,7 +70,7 @@ bool nfs3_enc_write_args(struct xdr_out *o, const struct nfs3_write_args *a)
 	if (a->data.len != a->count)
 		return false;
 	return nfs3_enc_fh(o, &a->fh) && xdr_enc_u64(o, a->offset) && xdr_enc_u32(o, a->count) &&
-	       xdr_enc_u32(o, a->stable) && xdr_enc_opaque(o, a->data.data, a->data.len);
+	       xdr_enc_u32(o, a->stable) && xdr_enc_opaque_ref(o, a->data.data, a->data.len);
 }
 
 bool nfs3_enc_create_args(struct xdr_out *o, const struct nfs3_create_args *a)

@@ -19,13 +19,27 @@
 
 #define BENCH_CALL_MAX (64u * 1024) /* largest call we encode (a 32 KiB WRITE fits) */
 
+/*
+ * A piece of the send queue: @len bytes at sbuf[@off] when @ext is NULL, else at @ext
+ * (WRITE data sent by reference from a buffer that outlives the call).
+ */
+struct bench_sseg {
+	const uint8_t *ext;
+	size_t off, len;
+};
+
 struct bench_conn {
 	int fd;
 	uint32_t prog, vers;
-	uint8_t *sbuf; /* encoded calls not yet sent: [soff, slen) */
-	size_t soff, slen, scap;
-	uint8_t *rbuf; /* received bytes not yet parsed: [roff, rlen) */
+	uint8_t *sbuf; /* encoded call bytes: [0, slen), sent ones included */
+	size_t slen, scap;
+	struct bench_sseg *sq; /* what is still to send, in order: sq[sqh, sqh + sqn) */
+	uint32_t sqh, sqn, sqcap;
+	size_t squeued; /* bytes in sq */
+	uint8_t *rbuf;	/* received bytes not yet parsed: [roff, rlen) */
 	size_t roff, rlen, rcap;
+	size_t rtrunc;	  /* when > 0: replies longer than this are cut (see below) */
+	size_t rskip;	  /* bytes of the current cut reply still to discard from the socket */
 	uint8_t cred[64]; /* AUTH_SYS credential and AUTH_NONE verifier, pre-encoded */
 	uint32_t credlen;
 	uint32_t next_xid;
@@ -57,16 +71,29 @@ void bench_conn_close(struct bench_conn *c);
  */
 uint32_t bench_conn_call_begin(struct bench_conn *c, struct xdr_out *o, uint32_t proc);
 /* Finish the call begun with @o (patches the record mark). False if @o ran out of room,
- * in which case nothing is queued. */
+ * in which case nothing is queued. Opaques that @o holds by reference (segments) are
+ * sent from where they are, so they must stay valid until the call has been flushed. */
 bool bench_conn_call_end(struct bench_conn *c, struct xdr_out *o);
 /* Bytes queued and not yet written. */
 static inline size_t bench_conn_pending(const struct bench_conn *c)
 {
-	return c->slen - c->soff;
+	return c->squeued;
 }
-/* Write what the socket takes now. 0 when all is sent or the socket is full, else -errno. */
+/*
+ * Write what the socket takes now, every queued call in one sendmsg() where it fits.
+ * 0 when all is sent or the socket is full, else -errno.
+ */
 int bench_conn_flush(struct bench_conn *c);
-/* Read what has arrived. Returns bytes read (0 = nothing now), -EPIPE at EOF or -errno. */
+/*
+ * Read what has arrived. Returns bytes taken from the socket (0 = nothing now), -EPIPE
+ * at EOF or -errno.
+ *
+ * With c->rtrunc set, a single-fragment reply longer than rtrunc bytes whose head is
+ * buffered but whose tail is still in the socket has that tail discarded in the kernel
+ * (recv with MSG_TRUNC, no copy): the reply is then delivered only once the whole of
+ * it has arrived, holding just the bytes that were buffered. For callers that read no
+ * further than the head of long replies (READ data, directory listings).
+ */
 int bench_conn_fill(struct bench_conn *c);
 /*
  * Next complete reply in the receive buffer: 1 with @r filled (valid until the next

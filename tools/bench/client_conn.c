@@ -3,8 +3,11 @@
  * calls with record marks (RFC 5531 section 11), writing and reading without
  * blocking, and cutting the byte stream back into replies.
  *
- * Calls are encoded in place in the send buffer and replies parsed in place in the
- * receive buffer, so the hot path makes no allocation and no copy beyond WRITE data.
+ * Calls are encoded in place in the send buffer, WRITE data is sent from where it
+ * lives (the send queue is a list of pieces handed to one sendmsg), and replies are
+ * parsed in place in the receive buffer: the hot path makes no allocation and copies
+ * no payload in user space. Long replies whose bodies nobody reads can be cut, their
+ * tails discarded in the kernel (bench_conn_fill()).
  */
 #include "client.h"
 
@@ -28,6 +31,7 @@
 #define RBUF_ROOM  (256u * 1024) /* compact when less is free at the end */
 #define MAX_RECORD (1u << 20)	 /* larger replies are not ours */
 #define LAST_FRAG  0x80000000u
+#define SQ_INIT	   256 /* send-queue pieces; grows on demand */
 
 static bool enc_cred(struct bench_conn *c)
 {
@@ -85,11 +89,13 @@ int bench_conn_open(struct bench_conn *c, const char *host, uint16_t port, uint3
 	c->vers = vers;
 	c->scap = SBUF_INIT;
 	c->rcap = RBUF_SIZE;
+	c->sqcap = SQ_INIT;
 	c->sbuf = malloc(c->scap);
 	c->rbuf = malloc(c->rcap);
+	c->sq = malloc(c->sqcap * sizeof(*c->sq));
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	c->next_xid = (uint32_t)ts.tv_nsec ^ (uint32_t)getpid() << 12;
-	if (!c->sbuf || !c->rbuf || !enc_cred(c)) {
+	if (!c->sbuf || !c->rbuf || !c->sq || !enc_cred(c)) {
 		bench_conn_close(c);
 		return -ENOMEM;
 	}
@@ -103,22 +109,59 @@ void bench_conn_close(struct bench_conn *c)
 	c->fd = -1;
 	free(c->sbuf);
 	free(c->rbuf);
+	free(c->sq);
 	c->sbuf = c->rbuf = NULL;
+	c->sq = NULL;
 }
 
-/* Make room for one more call of at most BENCH_CALL_MAX bytes at the end. */
+/* Room for @n more segments at the end of the send queue. */
+static bool sq_room(struct bench_conn *c, uint32_t n)
+{
+	struct bench_sseg *q;
+
+	if (c->sqn == 0)
+		c->sqh = 0;
+	if (c->sqcap - c->sqh - c->sqn >= n)
+		return true;
+	if (c->sqh > 0) {
+		memmove(c->sq, c->sq + c->sqh, c->sqn * sizeof(*c->sq));
+		c->sqh = 0;
+		if (c->sqcap - c->sqn >= n)
+			return true;
+	}
+	q = realloc(c->sq, (c->sqcap * 2 + n) * sizeof(*q));
+	if (!q)
+		return false;
+	c->sq = q;
+	c->sqcap = c->sqcap * 2 + n;
+	return true;
+}
+
+/*
+ * Make room for one more call of at most BENCH_CALL_MAX inline bytes at the end of
+ * sbuf. Queued pieces are kept by offset, so sbuf may move; bytes already sent are
+ * dropped from its front when that makes the room.
+ */
 static bool send_room(struct bench_conn *c)
 {
+	size_t base = c->slen;
 	uint8_t *n;
 
-	if (c->soff == c->slen)
-		c->soff = c->slen = 0;
+	if (!sq_room(c, 2 * XDR_OUT_MAXSEG + 1))
+		return false;
+	for (uint32_t i = c->sqh; i < c->sqh + c->sqn; i++)
+		if (!c->sq[i].ext) {
+			base = c->sq[i].off; /* the first inline byte still to send */
+			break;
+		}
 	if (c->scap - c->slen >= BENCH_CALL_MAX + 4)
 		return true;
-	if (c->soff > 0) {
-		memmove(c->sbuf, c->sbuf + c->soff, c->slen - c->soff);
-		c->slen -= c->soff;
-		c->soff = 0;
+	if (base > 0) {
+		memmove(c->sbuf, c->sbuf + base, c->slen - base);
+		for (uint32_t i = c->sqh; i < c->sqh + c->sqn; i++)
+			if (!c->sq[i].ext)
+				c->sq[i].off -= base;
+		c->slen -= base;
 		if (c->scap - c->slen >= BENCH_CALL_MAX + 4)
 			return true;
 	}
@@ -152,38 +195,114 @@ uint32_t bench_conn_call_begin(struct bench_conn *c, struct xdr_out *o, uint32_t
 	return xid;
 }
 
+/* Queue @len bytes at sbuf[@off] (ext NULL) or at @ext, merging with the last piece
+ * when it ends where this one starts. Room was made by send_room(). */
+static void sq_push(struct bench_conn *c, const uint8_t *ext, size_t off, size_t len)
+{
+	struct bench_sseg *last = c->sqn ? &c->sq[c->sqh + c->sqn - 1] : NULL;
+
+	if (len == 0)
+		return;
+	c->squeued += len;
+	if (last && !ext && !last->ext && last->off + last->len == off) {
+		last->len += len;
+		return;
+	}
+	c->sq[c->sqh + c->sqn++] = (struct bench_sseg){ext, off, len};
+}
+
 bool bench_conn_call_end(struct bench_conn *c, struct xdr_out *o)
 {
-	if (o->buf == NULL || o->nseg != 0 || o->len > BENCH_CALL_MAX)
+	size_t start = c->slen, pos = start, total = xdr_out_total(o);
+
+	if (o->buf == NULL || o->len > BENCH_CALL_MAX || total > MAX_RECORD)
 		return false;
-	xdr_put_u32(c->sbuf + c->slen, LAST_FRAG | (uint32_t)o->len);
+	xdr_put_u32(c->sbuf + start, LAST_FRAG | (uint32_t)total);
+	/* inline bytes up to each segment, the segment from where it lives, the rest */
+	for (unsigned i = 0; i < o->nseg; i++) {
+		size_t end = start + 4 + o->seg[i].at;
+
+		sq_push(c, NULL, pos, end - pos);
+		sq_push(c, o->seg[i].ptr, 0, o->seg[i].len);
+		pos = end;
+	}
+	sq_push(c, NULL, pos, start + 4 + o->len - pos);
 	c->slen += 4 + o->len;
 	return true;
 }
 
+#define FLUSH_IOV 64
+
 int bench_conn_flush(struct bench_conn *c)
 {
-	while (c->soff < c->slen) {
-		ssize_t n = send(c->fd, c->sbuf + c->soff, c->slen - c->soff, MSG_NOSIGNAL);
+	while (c->sqn > 0) {
+		struct iovec iov[FLUSH_IOV];
+		struct msghdr msg = {.msg_iov = iov};
+		size_t n;
+		ssize_t sent;
 
-		if (n < 0) {
+		for (n = 0; n < FLUSH_IOV && n < c->sqn; n++) {
+			const struct bench_sseg *q = &c->sq[c->sqh + n];
+
+			iov[n].iov_base = (void *)(q->ext ? q->ext + q->off : c->sbuf + q->off);
+			iov[n].iov_len = q->len;
+		}
+		msg.msg_iovlen = n;
+		sent = sendmsg(c->fd, &msg, MSG_NOSIGNAL);
+		if (sent < 0) {
 			if (errno == EAGAIN || errno == EWOULDBLOCK)
 				return 0;
 			if (errno == EINTR)
 				continue;
 			return -errno;
 		}
-		c->soff += (size_t)n;
-		c->bytes_out += (uint64_t)n;
+		c->bytes_out += (uint64_t)sent;
+		c->squeued -= (size_t)sent;
+		while (sent > 0) {
+			struct bench_sseg *q = &c->sq[c->sqh];
+
+			if ((size_t)sent < q->len) {
+				q->off += (size_t)sent;
+				q->len -= (size_t)sent;
+				break;
+			}
+			sent -= (ssize_t)q->len;
+			c->sqh++;
+			c->sqn--;
+		}
 	}
-	c->soff = c->slen = 0;
+	c->sqh = 0;
+	c->slen = 0;
 	return 0;
+}
+
+/* Discard what the socket holds of the reply being cut, without copying it. */
+static int skip_tail(struct bench_conn *c)
+{
+	ssize_t n;
+
+	do
+		n = recv(c->fd, c->rbuf, c->rskip, MSG_TRUNC);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
+	if (n == 0)
+		return -EPIPE;
+	c->rskip -= (size_t)n;
+	c->bytes_in += (uint64_t)n;
+	return (int)n;
 }
 
 int bench_conn_fill(struct bench_conn *c)
 {
 	ssize_t n;
+	int skipped = 0;
 
+	if (c->rskip > 0) {
+		skipped = skip_tail(c);
+		if (skipped <= 0 || c->rskip > 0)
+			return skipped;
+	}
 	if (c->roff == c->rlen)
 		c->roff = c->rlen = 0;
 	if (c->rcap - c->rlen < RBUF_ROOM && c->roff > 0) {
@@ -197,12 +316,12 @@ int bench_conn_fill(struct bench_conn *c)
 		n = recv(c->fd, c->rbuf + c->rlen, c->rcap - c->rlen, 0);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
-		return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
+		return errno == EAGAIN || errno == EWOULDBLOCK ? skipped : -errno;
 	if (n == 0)
 		return -EPIPE;
 	c->rlen += (size_t)n;
 	c->bytes_in += (uint64_t)n;
-	return (int)n;
+	return skipped + (int)n;
 }
 
 /*
@@ -215,6 +334,19 @@ static int whole_record(struct bench_conn *c, uint32_t *len)
 	size_t avail = c->rlen - c->roff, at = 0, payload = 0;
 	uint32_t mark;
 
+	if (c->rskip > 0)
+		return 0; /* the reply being cut is not all in yet */
+	if (c->rtrunc && avail >= 4 + c->rtrunc) {
+		mark = xdr_get_u32(base);
+		if ((mark & LAST_FRAG) && (mark & ~LAST_FRAG) <= MAX_RECORD &&
+		    (mark & ~LAST_FRAG) > avail - 4) {
+			/* keep the head, let the kernel drop the tail; the stream stays
+			 * consistent once the mark says what is kept */
+			c->rskip = (mark & ~LAST_FRAG) - (avail - 4);
+			xdr_put_u32(base, LAST_FRAG | (uint32_t)(avail - 4));
+			return 0;
+		}
+	}
 	for (;;) {
 		if (avail - at < 4)
 			return 0;

@@ -22,6 +22,7 @@
 #define MAX_SLOTS      (1u << SLOT_BITS)
 #define NAME_MAX_LEN   32
 #define BENCH_SLACK_NS 1000000 /* issue up to 1 ms early to batch calls per wake-up */
+#define BENCH_RTRUNC   1024    /* reply bytes kept: the engine reads only the status */
 
 /* A file a process uses: its handle, where it lives and (I/O files) its size now. */
 struct bench_file {
@@ -84,6 +85,8 @@ struct bench_proc {
 	struct bench_slot slots[MAX_SLOTS];
 	uint8_t freestk[MAX_SLOTS]; /* indices of free slots */
 	uint32_t nfree;
+	uint8_t fresh[MAX_SLOTS]; /* slots started since the last flush */
+	uint32_t nfresh;
 	uint32_t nbusy;
 };
 
@@ -119,8 +122,20 @@ struct bench_engine {
 };
 
 uint64_t bench_now_ns(void);
-/* Issue as many due operations of @p as free slots allow. */
+/* Whether @p has an operation due at @now and a free slot for it. */
+bool bench_proc_due(const struct bench_proc *p, uint64_t now);
+/*
+ * Issue every operation of @p due within BENCH_SLACK_NS of @now, as far as free slots
+ * allow. The caller calls it only when some operation is due now (bench_proc_due() of
+ * any process of the thread): issuing what became due since the last pass at every
+ * wake-up would cost a system call per operation, while waiting for the first due one
+ * and sending the slack's worth with it lets calls share one sendmsg() and both sides
+ * share wake-ups. The calls are only queued: flush them, then bench_proc_sent().
+ */
 void bench_proc_issue(struct bench_proc *p, uint64_t now);
+/* The calls bench_proc_issue() queued were handed to the kernel at @now: their
+ * response times start there, not when they were encoded. */
+void bench_proc_sent(struct bench_proc *p, uint64_t now);
 /* Handle one reply for @p received at @now. */
 void bench_proc_reply(struct bench_proc *p, const struct bench_reply *r, uint64_t now);
 /* The connection broke: fail every operation in flight and stop the process. */

@@ -73,6 +73,7 @@ static void *thread_main(void *arg)
 		uint64_t now = bench_now_ns(), next = now + MAX_WAIT_NS;
 		double want = atomic_load(&e->rate);
 		struct timespec ts;
+		bool due_any = false;
 		int n;
 
 		if (phase == PHASE_STOP)
@@ -83,19 +84,33 @@ static void *thread_main(void *arg)
 		}
 		t->point = phase == PHASE_MEASURE ? atomic_load(&e->point) : -1;
 		atomic_store(&t->ack, seq);
-		for (uint32_t i = 0; i < t->nprocs; i++) {
+		/* one process due: every process sends what is due within the slack, so
+		 * that the thread wakes once per batch rather than once per process */
+		for (uint32_t i = 0; i < t->nprocs && !due_any; i++)
+			due_any = bench_proc_due(t->procs[i], now);
+		for (uint32_t i = 0; i < t->nprocs && due_any; i++) {
 			struct bench_proc *p = t->procs[i];
 
 			bench_proc_issue(p, now);
+			if (!p->dead && bench_conn_pending(&p->conn) &&
+			    bench_conn_flush(&p->conn) < 0)
+				bench_proc_kill(p, now);
+			if (p->nfresh)
+				bench_proc_sent(p, bench_now_ns());
+		}
+		for (uint32_t i = 0; i < t->nprocs; i++) {
+			struct bench_proc *p = t->procs[i];
+
+			/* what a full socket refused earlier */
+			if (!p->dead && bench_conn_pending(&p->conn) &&
+			    bench_conn_flush(&p->conn) < 0)
+				bench_proc_kill(p, now);
 			if (!p->dead && p->rate > 0 && p->nbusy < e->cfg.in_flight) {
 				uint64_t due = bench_pace_next_ns(&p->pace);
 
 				if (due < next)
 					next = due;
 			}
-			if (!p->dead && bench_conn_pending(&p->conn) &&
-			    bench_conn_flush(&p->conn) < 0)
-				bench_proc_kill(p, now);
 		}
 		now = bench_now_ns();
 		ts.tv_sec = 0;
@@ -133,6 +148,7 @@ int bench_engine_start(struct bench_engine *e)
 		for (uint32_t j = 0; j < t->nprocs; j++) {
 			struct epoll_event ev = {.events = EPOLLIN, .data.ptr = t->procs[j]};
 
+			t->procs[j]->conn.rtrunc = BENCH_RTRUNC;
 			if (epoll_ctl(t->epfd, EPOLL_CTL_ADD, t->procs[j]->conn.fd, &ev) < 0)
 				return -errno;
 		}

@@ -293,6 +293,7 @@ static void start_op(struct bench_proc *p, uint64_t now)
 	s->busy = true;
 	s->op = op;
 	s->t_start = now;
+	p->fresh[p->nfresh++] = (uint8_t)(s - p->slots);
 	p->nbusy++;
 	if (p->thr->point >= 0)
 		p->thr->acc[op].issued++;
@@ -306,21 +307,39 @@ static void start_op(struct bench_proc *p, uint64_t now)
 		complete(p, s, now); /* nothing could be sent */
 }
 
+bool bench_proc_due(const struct bench_proc *p, uint64_t now)
+{
+	return !p->dead && p->rate > 0 && p->nbusy < p->thr->eng->cfg.in_flight &&
+	       bench_pace_next_ns(&p->pace) <= now;
+}
+
 void bench_proc_issue(struct bench_proc *p, uint64_t now)
 {
 	const struct bench_cfg *cfg = &p->thr->eng->cfg;
 	uint64_t due;
 
-	if (p->dead || p->rate <= 0)
+	if (p->dead || p->rate <= 0 || p->nbusy >= cfg->in_flight)
 		return;
-	/* ops due within the slack go now, so that calls share system calls */
-	bench_pace_cap_debt(&p->pace, now + BENCH_SLACK_NS, cfg->in_flight);
+	/* a server slower than asked leaves at most in_flight operations overdue */
+	if (bench_pace_next_ns(&p->pace) <= now)
+		bench_pace_cap_debt(&p->pace, now, cfg->in_flight);
 	due = bench_pace_due(&p->pace, now + BENCH_SLACK_NS);
 	while (due > 0 && p->nbusy < cfg->in_flight) {
 		start_op(p, now);
 		p->pace.issued++;
 		due--;
 	}
+}
+
+void bench_proc_sent(struct bench_proc *p, uint64_t now)
+{
+	for (uint32_t i = 0; i < p->nfresh; i++) {
+		struct bench_slot *s = &p->slots[p->fresh[i]];
+
+		if (s->busy && s->t_start < now)
+			s->t_start = now;
+	}
+	p->nfresh = 0;
 }
 
 void bench_proc_reply(struct bench_proc *p, const struct bench_reply *r, uint64_t now)
