@@ -12,9 +12,9 @@
 #include <stdint.h>
 
 struct net_opts {
-	unsigned threads;		/* event-loop threads; 0 = one per CPU */
-	unsigned blocking_threads;	/* pool for blocking procedures; 0 = default (8) */
-	unsigned max_connections;	/* 0 = default (4096) */
+	unsigned threads;	   /* event-loop threads; 0 = one per CPU */
+	unsigned blocking_threads; /* pool for blocking procedures; 0 = default (8) */
+	unsigned max_connections;  /* 0 = default (4096) */
 };
 
 struct net_server;

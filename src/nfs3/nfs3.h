@@ -14,15 +14,15 @@
 
 #include "xdr/xdr.h"
 
-#define NFS3_PROGRAM 100003
-#define NFS3_VERSION 3
-#define NFS3_FHSIZE  64
+#define NFS3_PROGRAM	    100003
+#define NFS3_VERSION	    3
+#define NFS3_FHSIZE	    64
 #define NFS3_COOKIEVERFSIZE 8
 #define NFS3_CREATEVERFSIZE 8
 #define NFS3_WRITEVERFSIZE  8
-#define NFS3_MAXNAMLEN 255
-#define NFS3_MAXPATHLEN 4096
-#define NFS3_MAXDATA (1024 * 1024)	/* our rtmax/wtmax */
+#define NFS3_MAXNAMLEN	    255
+#define NFS3_MAXPATHLEN	    4096
+#define NFS3_MAXDATA	    (1024 * 1024) /* our rtmax/wtmax */
 
 enum nfs3_proc {
 	NFS3PROC_NULL = 0,
@@ -82,7 +82,15 @@ enum nfsstat3 {
 	NFS3ERR_JUKEBOX = 10008,
 };
 
-enum ftype3 { NF3REG = 1, NF3DIR = 2, NF3BLK = 3, NF3CHR = 4, NF3LNK = 5, NF3SOCK = 6, NF3FIFO = 7 };
+enum ftype3 {
+	NF3REG = 1,
+	NF3DIR = 2,
+	NF3BLK = 3,
+	NF3CHR = 4,
+	NF3LNK = 5,
+	NF3SOCK = 6,
+	NF3FIFO = 7
+};
 enum stable_how { NFS3_UNSTABLE = 0, NFS3_DATA_SYNC = 1, NFS3_FILE_SYNC = 2 };
 enum createmode3 { NFS3_UNCHECKED = 0, NFS3_GUARDED = 1, NFS3_EXCLUSIVE = 2 };
 enum time_how { NFS3_DONT_CHANGE = 0, NFS3_SET_TO_SERVER_TIME = 1, NFS3_SET_TO_CLIENT_TIME = 2 };
@@ -112,14 +120,14 @@ struct nfs3_time {
 };
 
 struct nfs3_fattr {
-	uint32_t type;		/* enum ftype3 */
+	uint32_t type; /* enum ftype3 */
 	uint32_t mode;
 	uint32_t nlink;
 	uint32_t uid;
 	uint32_t gid;
 	uint64_t size;
 	uint64_t used;
-	uint32_t rdev1, rdev2;	/* specdata3 */
+	uint32_t rdev1, rdev2; /* specdata3 */
 	uint64_t fsid;
 	uint64_t fileid;
 	struct nfs3_time atime, mtime, ctime;
@@ -150,7 +158,7 @@ struct nfs3_sattr {
 	bool set_mode, set_uid, set_gid, set_size;
 	uint32_t mode, uid, gid;
 	uint64_t size;
-	uint32_t atime_how, mtime_how;	/* enum time_how */
+	uint32_t atime_how, mtime_how; /* enum time_how */
 	struct nfs3_time atime, mtime;
 };
 
@@ -161,8 +169,13 @@ struct nfs3_diropargs {
 
 /* ---- per-procedure arguments and results (RFC 1813 section 3.3) ---- */
 
-struct nfs3_getattr_args { struct nfs3_fh fh; };
-struct nfs3_getattr_res { uint32_t status; struct nfs3_fattr attr; };
+struct nfs3_getattr_args {
+	struct nfs3_fh fh;
+};
+struct nfs3_getattr_res {
+	uint32_t status;
+	struct nfs3_fattr attr;
+};
 
 struct nfs3_setattr_args {
 	struct nfs3_fh fh;
@@ -170,41 +183,59 @@ struct nfs3_setattr_args {
 	bool guard_check;
 	struct nfs3_time guard_ctime;
 };
-struct nfs3_setattr_res { uint32_t status; struct nfs3_wcc_data wcc; };
-
-struct nfs3_lookup_args { struct nfs3_diropargs what; };
-struct nfs3_lookup_res {
+struct nfs3_setattr_res {
 	uint32_t status;
-	struct nfs3_fh fh;			/* resok only */
-	struct nfs3_post_op_attr obj_attr;	/* resok only */
-	struct nfs3_post_op_attr dir_attr;	/* both arms */
+	struct nfs3_wcc_data wcc;
 };
 
-struct nfs3_access_args { struct nfs3_fh fh; uint32_t access; };
-struct nfs3_access_res { uint32_t status; struct nfs3_post_op_attr obj_attr; uint32_t access; };
+struct nfs3_lookup_args {
+	struct nfs3_diropargs what;
+};
+struct nfs3_lookup_res {
+	uint32_t status;
+	struct nfs3_fh fh;		   /* resok only */
+	struct nfs3_post_op_attr obj_attr; /* resok only */
+	struct nfs3_post_op_attr dir_attr; /* both arms */
+};
 
-struct nfs3_readlink_args { struct nfs3_fh fh; };
+struct nfs3_access_args {
+	struct nfs3_fh fh;
+	uint32_t access;
+};
+struct nfs3_access_res {
+	uint32_t status;
+	struct nfs3_post_op_attr obj_attr;
+	uint32_t access;
+};
+
+struct nfs3_readlink_args {
+	struct nfs3_fh fh;
+};
 struct nfs3_readlink_res {
 	uint32_t status;
 	struct nfs3_post_op_attr attr;
-	struct xdr_view path;			/* arena-backed */
+	struct xdr_view path; /* arena-backed */
 };
 
-struct nfs3_read_args { struct nfs3_fh fh; uint64_t offset; uint32_t count; };
+struct nfs3_read_args {
+	struct nfs3_fh fh;
+	uint64_t offset;
+	uint32_t count;
+};
 struct nfs3_read_res {
 	uint32_t status;
 	struct nfs3_post_op_attr attr;
 	uint32_t count;
 	bool eof;
-	struct xdr_view data;			/* arena-backed, sent by reference */
+	struct xdr_view data; /* arena-backed, sent by reference */
 };
 
 struct nfs3_write_args {
 	struct nfs3_fh fh;
 	uint64_t offset;
 	uint32_t count;
-	uint32_t stable;			/* enum stable_how */
-	struct xdr_view data;			/* view into the request */
+	uint32_t stable;      /* enum stable_how */
+	struct xdr_view data; /* view into the request */
 };
 struct nfs3_write_res {
 	uint32_t status;
@@ -216,9 +247,9 @@ struct nfs3_write_res {
 
 struct nfs3_create_args {
 	struct nfs3_diropargs where;
-	uint32_t mode;				/* enum createmode3 */
-	struct nfs3_sattr attr;			/* UNCHECKED, GUARDED */
-	uint8_t verf[NFS3_CREATEVERFSIZE];	/* EXCLUSIVE */
+	uint32_t mode;			   /* enum createmode3 */
+	struct nfs3_sattr attr;		   /* UNCHECKED, GUARDED */
+	uint8_t verf[NFS3_CREATEVERFSIZE]; /* EXCLUSIVE */
 };
 
 /* CREATE, MKDIR, SYMLINK and MKNOD share one result shape (diropres3). */
@@ -226,10 +257,13 @@ struct nfs3_diropres {
 	uint32_t status;
 	struct nfs3_post_op_fh obj;
 	struct nfs3_post_op_attr obj_attr;
-	struct nfs3_wcc_data dir_wcc;		/* both arms */
+	struct nfs3_wcc_data dir_wcc; /* both arms */
 };
 
-struct nfs3_mkdir_args { struct nfs3_diropargs where; struct nfs3_sattr attr; };
+struct nfs3_mkdir_args {
+	struct nfs3_diropargs where;
+	struct nfs3_sattr attr;
+};
 
 struct nfs3_symlink_args {
 	struct nfs3_diropargs where;
@@ -239,19 +273,32 @@ struct nfs3_symlink_args {
 
 struct nfs3_mknod_args {
 	struct nfs3_diropargs where;
-	uint32_t type;				/* enum ftype3 */
-	struct nfs3_sattr attr;			/* CHR, BLK, SOCK, FIFO */
-	uint32_t rdev1, rdev2;			/* CHR, BLK */
+	uint32_t type;		/* enum ftype3 */
+	struct nfs3_sattr attr; /* CHR, BLK, SOCK, FIFO */
+	uint32_t rdev1, rdev2;	/* CHR, BLK */
 };
 
 /* REMOVE and RMDIR */
-struct nfs3_remove_args { struct nfs3_diropargs object; };
-struct nfs3_wccstat_res { uint32_t status; struct nfs3_wcc_data wcc; };
+struct nfs3_remove_args {
+	struct nfs3_diropargs object;
+};
+struct nfs3_wccstat_res {
+	uint32_t status;
+	struct nfs3_wcc_data wcc;
+};
 
-struct nfs3_rename_args { struct nfs3_diropargs from, to; };
-struct nfs3_rename_res { uint32_t status; struct nfs3_wcc_data fromdir_wcc, todir_wcc; };
+struct nfs3_rename_args {
+	struct nfs3_diropargs from, to;
+};
+struct nfs3_rename_res {
+	uint32_t status;
+	struct nfs3_wcc_data fromdir_wcc, todir_wcc;
+};
 
-struct nfs3_link_args { struct nfs3_fh file; struct nfs3_diropargs link; };
+struct nfs3_link_args {
+	struct nfs3_fh file;
+	struct nfs3_diropargs link;
+};
 struct nfs3_link_res {
 	uint32_t status;
 	struct nfs3_post_op_attr file_attr;
@@ -275,26 +322,26 @@ struct nfs3_readdirplus_args {
 /* One entry of READDIR or READDIRPLUS; the plus fields are encoded only for the latter. */
 struct nfs3_entry {
 	uint64_t fileid;
-	struct xdr_view name;			/* arena-backed */
+	struct xdr_view name; /* arena-backed */
 	uint64_t cookie;
-	struct nfs3_post_op_attr attr;		/* READDIRPLUS */
-	struct nfs3_post_op_fh fh;		/* READDIRPLUS */
+	struct nfs3_post_op_attr attr; /* READDIRPLUS */
+	struct nfs3_post_op_fh fh;     /* READDIRPLUS */
 };
 
 /* READDIR and READDIRPLUS results; @plus selects the entry encoding. */
 struct nfs3_readdir_res {
 	uint32_t status;
 	bool plus;
-	struct nfs3_post_op_attr dir_attr;	/* both arms */
+	struct nfs3_post_op_attr dir_attr; /* both arms */
 	uint8_t cookieverf[NFS3_COOKIEVERFSIZE];
 	uint32_t nentries;
-	struct nfs3_entry *entries;		/* arena-backed array */
+	struct nfs3_entry *entries; /* arena-backed array */
 	bool eof;
 };
 
 struct nfs3_fsstat_res {
 	uint32_t status;
-	struct nfs3_post_op_attr obj_attr;	/* both arms */
+	struct nfs3_post_op_attr obj_attr; /* both arms */
 	uint64_t tbytes, fbytes, abytes, tfiles, ffiles, afiles;
 	uint32_t invarsec;
 };
@@ -315,7 +362,11 @@ struct nfs3_pathconf_res {
 	bool no_trunc, chown_restricted, case_insensitive, case_preserving;
 };
 
-struct nfs3_commit_args { struct nfs3_fh fh; uint64_t offset; uint32_t count; };
+struct nfs3_commit_args {
+	struct nfs3_fh fh;
+	uint64_t offset;
+	uint32_t count;
+};
 struct nfs3_commit_res {
 	uint32_t status;
 	struct nfs3_wcc_data wcc;
@@ -323,7 +374,9 @@ struct nfs3_commit_res {
 };
 
 /* FSSTAT, FSINFO and PATHCONF take only a handle. */
-struct nfs3_fhonly_args { struct nfs3_fh fh; };
+struct nfs3_fhonly_args {
+	struct nfs3_fh fh;
+};
 
 /* ---- codec entry points (nfs3_xdr.c) ---- */
 
@@ -333,11 +386,11 @@ bool nfs3_enc_fattr(struct xdr_out *o, const struct nfs3_fattr *a);
 
 bool nfs3_dec_void(struct xdr_cur *c, void *args);
 bool nfs3_enc_void(struct xdr_out *o, const void *res);
-bool nfs3_dec_getattr_args(struct xdr_cur *c, void *args);	/* also FSSTAT/FSINFO/PATHCONF */
+bool nfs3_dec_getattr_args(struct xdr_cur *c, void *args); /* also FSSTAT/FSINFO/PATHCONF */
 bool nfs3_dec_setattr_args(struct xdr_cur *c, void *args);
-bool nfs3_dec_lookup_args(struct xdr_cur *c, void *args);	/* also REMOVE/RMDIR */
+bool nfs3_dec_lookup_args(struct xdr_cur *c, void *args); /* also REMOVE/RMDIR */
 bool nfs3_dec_access_args(struct xdr_cur *c, void *args);
-bool nfs3_dec_read_args(struct xdr_cur *c, void *args);		/* also COMMIT */
+bool nfs3_dec_read_args(struct xdr_cur *c, void *args); /* also COMMIT */
 bool nfs3_dec_write_args(struct xdr_cur *c, void *args);
 bool nfs3_dec_create_args(struct xdr_cur *c, void *args);
 bool nfs3_dec_mkdir_args(struct xdr_cur *c, void *args);
@@ -349,16 +402,16 @@ bool nfs3_dec_readdir_args(struct xdr_cur *c, void *args);
 bool nfs3_dec_readdirplus_args(struct xdr_cur *c, void *args);
 
 bool nfs3_enc_getattr_res(struct xdr_out *o, const void *res);
-bool nfs3_enc_wccstat_res(struct xdr_out *o, const void *res);	/* SETATTR, REMOVE, RMDIR */
+bool nfs3_enc_wccstat_res(struct xdr_out *o, const void *res); /* SETATTR, REMOVE, RMDIR */
 bool nfs3_enc_lookup_res(struct xdr_out *o, const void *res);
 bool nfs3_enc_access_res(struct xdr_out *o, const void *res);
 bool nfs3_enc_readlink_res(struct xdr_out *o, const void *res);
 bool nfs3_enc_read_res(struct xdr_out *o, const void *res);
 bool nfs3_enc_write_res(struct xdr_out *o, const void *res);
-bool nfs3_enc_diropres(struct xdr_out *o, const void *res);	/* CREATE/MKDIR/SYMLINK/MKNOD */
+bool nfs3_enc_diropres(struct xdr_out *o, const void *res); /* CREATE/MKDIR/SYMLINK/MKNOD */
 bool nfs3_enc_rename_res(struct xdr_out *o, const void *res);
 bool nfs3_enc_link_res(struct xdr_out *o, const void *res);
-bool nfs3_enc_readdir_res(struct xdr_out *o, const void *res);	/* both READDIRs */
+bool nfs3_enc_readdir_res(struct xdr_out *o, const void *res); /* both READDIRs */
 bool nfs3_enc_fsstat_res(struct xdr_out *o, const void *res);
 bool nfs3_enc_fsinfo_res(struct xdr_out *o, const void *res);
 bool nfs3_enc_pathconf_res(struct xdr_out *o, const void *res);

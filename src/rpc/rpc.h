@@ -42,13 +42,13 @@ enum rpc_auth_stat {
 };
 enum rpc_auth_flavor { RPC_AUTH_NONE = 0, RPC_AUTH_SYS = 1 };
 
-#define RPC_AUTH_MAXBYTES   400	/* opaque_auth body limit, RFC 5531 section 8.2 */
+#define RPC_AUTH_MAXBYTES   400 /* opaque_auth body limit, RFC 5531 section 8.2 */
 #define RPC_AUTHSYS_MAXGIDS 16
 #define RPC_AUTHSYS_MAXNAME 255
 
 /* The caller's credential. For AUTH_NONE, uid/gid are left at 65534 ("nobody"). */
 struct rpc_cred {
-	uint32_t flavor;		/* enum rpc_auth_flavor */
+	uint32_t flavor; /* enum rpc_auth_flavor */
 	uint32_t uid;
 	uint32_t gid;
 	uint32_t ngids;
@@ -57,8 +57,8 @@ struct rpc_cred {
 
 /* Whether a procedure's reply is kept for retransmissions (RFC 5531 leaves this to us). */
 enum rpc_drc_policy {
-	RPC_DRC_NONE,	/* idempotent: re-execute */
-	RPC_DRC_REPLY,	/* non-idempotent: a retransmission gets the cached reply */
+	RPC_DRC_NONE,  /* idempotent: re-execute */
+	RPC_DRC_REPLY, /* non-idempotent: a retransmission gets the cached reply */
 };
 
 struct rpc_req;
@@ -83,14 +83,14 @@ struct rpc_proc {
 struct rpc_version {
 	uint32_t vers;
 	uint32_t nprocs;
-	const struct rpc_proc *procs;	/* indexed by procedure number; NULL run = unavailable */
+	const struct rpc_proc *procs; /* indexed by procedure number; NULL run = unavailable */
 };
 
 struct rpc_program {
 	const char *name;
 	uint32_t prog;
 	uint32_t nvers;
-	const struct rpc_version *versions;	/* ascending by vers */
+	const struct rpc_version *versions; /* ascending by vers */
 };
 
 /*
@@ -103,11 +103,11 @@ struct rpc_req {
 	uint32_t vers;
 	uint32_t proc;
 	struct rpc_cred cred;
-	struct sockaddr_storage peer;	/* the client's address */
+	struct sockaddr_storage peer; /* the client's address */
 	socklen_t peer_len;
-	int ipproto;			/* IPPROTO_TCP or IPPROTO_UDP */
-	uint16_t local_port;		/* port the call arrived on */
-	struct arena arena;		/* handlers allocate here; freed after the reply */
+	int ipproto;	     /* IPPROTO_TCP or IPPROTO_UDP */
+	uint16_t local_port; /* port the call arrived on */
+	struct arena arena;  /* handlers allocate here; freed after the reply */
 	/*
 	 * Set by a handler to refuse the call with AUTH_ERROR and this auth_stat
 	 * (for example RPC_AUTH_TOOWEAK) instead of sending its encoded result.

@@ -29,19 +29,19 @@
 
 #define SHOAL_VERSION "0.1.0"
 
-#define MOUNT_PROGRAM	100005
-#define PMAP_PROGRAM	100000
+#define MOUNT_PROGRAM	   100005
+#define PMAP_PROGRAM	   100000
 #define DEFAULT_NFS_PORT   2049
 #define DEFAULT_MOUNT_PORT 20048
 #define DEFAULT_PMAP_PORT  111
 #define SHUTDOWN_GRACE_MS  10000
 
 struct config {
-	const char *dir;		/* quick start: serve this directory */
-	const char *exports;		/* or the exports file */
+	const char *dir;     /* quick start: serve this directory */
+	const char *exports; /* or the exports file */
 	const char *bind;
 	const char *state_dir;
-	int nfs_port, mount_port, pmap_port;	/* -1 = default */
+	int nfs_port, mount_port, pmap_port; /* -1 = default */
 	bool no_portmap, rpcbind;
 	unsigned threads, io_threads;
 	int ready_fd;
@@ -49,35 +49,34 @@ struct config {
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: shoal-server [OPTIONS] DIR\n"
-		"       shoal-server [OPTIONS] --exports FILE\n"
-		"\n"
-		"Serve a local directory to NFSv3 clients.\n"
-		"\n"
-		"  DIR                   serve DIR read-write to every client, mounted by its\n"
-		"                        absolute path (mount -t nfs -o vers=3 HOST:DIR /mnt)\n"
-		"  -e, --exports FILE    serve the exports listed in FILE (exports(5) syntax)\n"
-		"      --nfs-port N      NFS port (default 2049)\n"
-		"      --mount-port N    MOUNT port (default 20048)\n"
-		"      --portmap-port N  built-in portmapper port (default 111 as root;\n"
-		"                        off by default when not root)\n"
-		"      --no-portmap      do not run the built-in portmapper\n"
-		"      --rpcbind         register with the system's rpcbind instead\n"
-		"      --bind ADDR       listen on this address only (default: all)\n"
-		"      --threads N       event-loop threads (default: one per CPU)\n"
-		"      --io-threads N    threads for blocking work such as fsync (default 8)\n"
-		"      --state-dir DIR   where the file-handle key is kept (default\n"
-		"                        /var/lib/shoal as root, else ~/.local/state/shoal)\n"
-		"      --log-level L     error, warn, info (default) or debug\n"
-		"      --syslog          log to syslog instead of stderr\n"
-		"      --ready-fd N      when serving, write \"ready nfs=P mount=P portmap=P\"\n"
-		"                        to file descriptor N and close it\n"
-		"  -h, --help            show this help\n"
-		"  -V, --version         show the version\n"
-		"\n"
-		"Signals: SIGHUP re-reads the exports file; SIGTERM or SIGINT stop the server\n"
-		"after the calls in progress have been answered.\n");
+	fprintf(f, "Usage: shoal-server [OPTIONS] DIR\n"
+		   "       shoal-server [OPTIONS] --exports FILE\n"
+		   "\n"
+		   "Serve a local directory to NFSv3 clients.\n"
+		   "\n"
+		   "  DIR                   serve DIR read-write to every client, mounted by its\n"
+		   "                        absolute path (mount -t nfs -o vers=3 HOST:DIR /mnt)\n"
+		   "  -e, --exports FILE    serve the exports listed in FILE (exports(5) syntax)\n"
+		   "      --nfs-port N      NFS port (default 2049)\n"
+		   "      --mount-port N    MOUNT port (default 20048)\n"
+		   "      --portmap-port N  built-in portmapper port (default 111 as root;\n"
+		   "                        off by default when not root)\n"
+		   "      --no-portmap      do not run the built-in portmapper\n"
+		   "      --rpcbind         register with the system's rpcbind instead\n"
+		   "      --bind ADDR       listen on this address only (default: all)\n"
+		   "      --threads N       event-loop threads (default: one per CPU)\n"
+		   "      --io-threads N    threads for blocking work such as fsync (default 8)\n"
+		   "      --state-dir DIR   where the file-handle key is kept (default\n"
+		   "                        /var/lib/shoal as root, else ~/.local/state/shoal)\n"
+		   "      --log-level L     error, warn, info (default) or debug\n"
+		   "      --syslog          log to syslog instead of stderr\n"
+		   "      --ready-fd N      when serving, write \"ready nfs=P mount=P portmap=P\"\n"
+		   "                        to file descriptor N and close it\n"
+		   "  -h, --help            show this help\n"
+		   "  -V, --version         show the version\n"
+		   "\n"
+		   "Signals: SIGHUP re-reads the exports file; SIGTERM or SIGINT stop the server\n"
+		   "after the calls in progress have been answered.\n");
 }
 
 static bool parse_uint(const char *s, unsigned long max, unsigned long *out)
@@ -93,29 +92,41 @@ static bool parse_uint(const char *s, unsigned long max, unsigned long *out)
 	return true;
 }
 
-enum { OPT_NFS_PORT = 256, OPT_MOUNT_PORT, OPT_PMAP_PORT, OPT_NO_PMAP, OPT_RPCBIND, OPT_BIND,
-       OPT_THREADS, OPT_IO_THREADS, OPT_STATE_DIR, OPT_LOG_LEVEL, OPT_SYSLOG, OPT_READY_FD };
+enum {
+	OPT_NFS_PORT = 256,
+	OPT_MOUNT_PORT,
+	OPT_PMAP_PORT,
+	OPT_NO_PMAP,
+	OPT_RPCBIND,
+	OPT_BIND,
+	OPT_THREADS,
+	OPT_IO_THREADS,
+	OPT_STATE_DIR,
+	OPT_LOG_LEVEL,
+	OPT_SYSLOG,
+	OPT_READY_FD
+};
 
 /* Returns 0 to go on, or the exit status (0 after --help/--version, 2 on bad usage). */
 static int parse_args(int argc, char **argv, struct config *cfg, bool *done)
 {
 	static const struct option opts[] = {
-		{ "exports", required_argument, NULL, 'e' },
-		{ "nfs-port", required_argument, NULL, OPT_NFS_PORT },
-		{ "mount-port", required_argument, NULL, OPT_MOUNT_PORT },
-		{ "portmap-port", required_argument, NULL, OPT_PMAP_PORT },
-		{ "no-portmap", no_argument, NULL, OPT_NO_PMAP },
-		{ "rpcbind", no_argument, NULL, OPT_RPCBIND },
-		{ "bind", required_argument, NULL, OPT_BIND },
-		{ "threads", required_argument, NULL, OPT_THREADS },
-		{ "io-threads", required_argument, NULL, OPT_IO_THREADS },
-		{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
-		{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
-		{ "syslog", no_argument, NULL, OPT_SYSLOG },
-		{ "ready-fd", required_argument, NULL, OPT_READY_FD },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
+		{"exports", required_argument, NULL, 'e'},
+		{"nfs-port", required_argument, NULL, OPT_NFS_PORT},
+		{"mount-port", required_argument, NULL, OPT_MOUNT_PORT},
+		{"portmap-port", required_argument, NULL, OPT_PMAP_PORT},
+		{"no-portmap", no_argument, NULL, OPT_NO_PMAP},
+		{"rpcbind", no_argument, NULL, OPT_RPCBIND},
+		{"bind", required_argument, NULL, OPT_BIND},
+		{"threads", required_argument, NULL, OPT_THREADS},
+		{"io-threads", required_argument, NULL, OPT_IO_THREADS},
+		{"state-dir", required_argument, NULL, OPT_STATE_DIR},
+		{"log-level", required_argument, NULL, OPT_LOG_LEVEL},
+		{"syslog", no_argument, NULL, OPT_SYSLOG},
+		{"ready-fd", required_argument, NULL, OPT_READY_FD},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
 	};
 	unsigned long v;
 	enum log_level lvl;
@@ -269,10 +280,10 @@ static const char *proto_name(int proto)
 }
 
 /* Bind TCP and UDP on @port for @what; logs a clear message on failure. */
-static int listen_both(struct net_server *s, const struct config *cfg, const char *what,
-		       int port, uint16_t *bound)
+static int listen_both(struct net_server *s, const struct config *cfg, const char *what, int port,
+		       uint16_t *bound)
 {
-	static const int protos[] = { IPPROTO_TCP, IPPROTO_UDP };
+	static const int protos[] = {IPPROTO_TCP, IPPROTO_UDP};
 	uint16_t want = (uint16_t)port;
 	int rc;
 
@@ -305,7 +316,7 @@ struct ports {
 
 static void register_ports(const struct config *cfg, const struct ports *p)
 {
-	static const int protos[] = { IPPROTO_TCP, IPPROTO_UDP };
+	static const int protos[] = {IPPROTO_TCP, IPPROTO_UDP};
 
 	for (unsigned i = 0; i < 2; i++) {
 		uint32_t prot = (uint32_t)protos[i];
@@ -327,7 +338,7 @@ static void register_ports(const struct config *cfg, const struct ports *p)
 
 static void unregister_rpcbind(const struct ports *p)
 {
-	static const int protos[] = { IPPROTO_TCP, IPPROTO_UDP };
+	static const int protos[] = {IPPROTO_TCP, IPPROTO_UDP};
 
 	for (unsigned i = 0; i < 2; i++) {
 		uint32_t prot = (uint32_t)protos[i];
@@ -416,10 +427,10 @@ static int start_listeners(struct net_server *s, const struct config *cfg, struc
 
 static int serve(const struct config *cfg)
 {
-	struct net_opts nopts = { .threads = cfg->threads, .blocking_threads = cfg->io_threads };
+	struct net_opts nopts = {.threads = cfg->threads, .blocking_threads = cfg->io_threads};
 	struct export_table *t;
 	struct net_server *s;
-	struct ports ports = { 0 };
+	struct ports ports = {0};
 	sigset_t sigs;
 	int rc, sig;
 
@@ -481,7 +492,10 @@ static int serve(const struct config *cfg)
 int main(int argc, char **argv)
 {
 	struct config cfg = {
-		.nfs_port = -1, .mount_port = -1, .pmap_port = -1, .ready_fd = -1,
+		.nfs_port = -1,
+		.mount_port = -1,
+		.pmap_port = -1,
+		.ready_fd = -1,
 	};
 	char state_buf[PATH_MAX];
 	bool done;

@@ -22,12 +22,12 @@
 #include <stdint.h>
 
 /* Conditions errno has no name for (values as the Linux kernel's internal ones). */
-#define VFS_EBADHANDLE 521	/* handle malformed, forged or of another server */
-#define VFS_ENOTSYNC   522	/* SETATTR guard (ctime) did not match */
-#define VFS_EBADCOOKIE 523	/* READDIR cookie or cookie verifier no longer valid */
-#define VFS_ENOTSUPP   524	/* operation not supported for this object */
-#define VFS_ETOOSMALL  525	/* READDIR buffer too small for even one entry */
-#define VFS_EBADTYPE   527	/* MKNOD of a type that cannot be created */
+#define VFS_EBADHANDLE 521 /* handle malformed, forged or of another server */
+#define VFS_ENOTSYNC   522 /* SETATTR guard (ctime) did not match */
+#define VFS_EBADCOOKIE 523 /* READDIR cookie or cookie verifier no longer valid */
+#define VFS_ENOTSUPP   524 /* operation not supported for this object */
+#define VFS_ETOOSMALL  525 /* READDIR buffer too small for even one entry */
+#define VFS_EBADTYPE   527 /* MKNOD of a type that cannot be created */
 
 #define VFS_FH_MAX 64
 
@@ -53,16 +53,16 @@ struct vfs_time {
 
 struct vfs_attr {
 	enum vfs_type type;
-	uint32_t mode;		/* permission bits only (07777) */
+	uint32_t mode; /* permission bits only (07777) */
 	uint32_t nlink;
 	uint32_t uid;
 	uint32_t gid;
 	uint64_t size;
-	uint64_t used;		/* bytes of storage actually allocated */
+	uint64_t used; /* bytes of storage actually allocated */
 	uint32_t rdev_major;
 	uint32_t rdev_minor;
-	uint64_t fsid;		/* the export's file system id, stable across restarts */
-	uint64_t fileid;	/* inode number */
+	uint64_t fsid;	 /* the export's file system id, stable across restarts */
+	uint64_t fileid; /* inode number */
 	struct vfs_time atime;
 	struct vfs_time mtime;
 	struct vfs_time ctime;
@@ -108,7 +108,7 @@ struct vfs_cred {
 
 struct vfs_ctx {
 	struct vfs_cred cred;
-	bool readonly;		/* the export is read-only for this client */
+	bool readonly; /* the export is read-only for this client */
 };
 
 enum vfs_stable { VFS_UNSTABLE = 0, VFS_DATA_SYNC = 1, VFS_FILE_SYNC = 2 };
@@ -124,13 +124,13 @@ enum vfs_create_how { VFS_CREATE_UNCHECKED = 0, VFS_CREATE_GUARDED = 1, VFS_CREA
 #define VFS_ACCESS_EXECUTE 0x20
 
 struct vfs_statfs {
-	uint64_t tbytes, fbytes, abytes;	/* total, free, free to unprivileged users */
+	uint64_t tbytes, fbytes, abytes; /* total, free, free to unprivileged users */
 	uint64_t tfiles, ffiles, afiles;
 };
 
 struct vfs_fsinfo {
 	uint64_t maxfilesize;
-	struct vfs_time time_delta;	/* timestamp granularity */
+	struct vfs_time time_delta; /* timestamp granularity */
 	bool links, symlinks, homogeneous, cansettime;
 };
 
@@ -140,8 +140,8 @@ struct vfs_pathconf {
 	bool no_trunc, chown_restricted, case_insensitive, case_preserving;
 };
 
-struct vfs_export;	/* an exported directory tree, opened (refcounted) */
-struct vfs_node;	/* an object resolved from a handle (refcounted, cached open file) */
+struct vfs_export; /* an exported directory tree, opened (refcounted) */
+struct vfs_node;   /* an object resolved from a handle (refcounted, cached open file) */
 
 /* ---- lifetime ---- */
 
@@ -214,12 +214,11 @@ int vfs_setattr(const struct vfs_ctx *ctx, struct vfs_node *node, const struct v
  * is the root itself. On success fills *fh and *attr. @dir_attr (may be NULL) gets the
  * directory's attributes, with *dir_attr_valid telling whether it could be read.
  */
-int vfs_lookup(const struct vfs_ctx *ctx, struct vfs_node *dir, const char *name,
-	       struct vfs_fh *fh, struct vfs_attr *attr, struct vfs_attr *dir_attr,
-	       bool *dir_attr_valid);
+int vfs_lookup(const struct vfs_ctx *ctx, struct vfs_node *dir, const char *name, struct vfs_fh *fh,
+	       struct vfs_attr *attr, struct vfs_attr *dir_attr, bool *dir_attr_valid);
 /* Which of the @want VFS_ACCESS_* bits the caller holds; *attr is filled too. */
-int vfs_access(const struct vfs_ctx *ctx, struct vfs_node *node, uint32_t want,
-	       uint32_t *granted, struct vfs_attr *attr);
+int vfs_access(const struct vfs_ctx *ctx, struct vfs_node *node, uint32_t want, uint32_t *granted,
+	       struct vfs_attr *attr);
 /* Read a symlink's target into @buf (@cap bytes, not NUL-terminated); *len = length. */
 int vfs_readlink(const struct vfs_ctx *ctx, struct vfs_node *node, char *buf, size_t cap,
 		 size_t *len, struct vfs_attr *attr);
@@ -252,9 +251,9 @@ int vfs_symlink(const struct vfs_ctx *ctx, struct vfs_node *dir, const char *nam
 		const char *target, const struct vfs_sattr *sa, struct vfs_fh *fh,
 		struct vfs_attr *attr, struct vfs_wcc *dir_wcc);
 /* Create a device node, FIFO or socket; -VFS_EBADTYPE for other types. */
-int vfs_mknod(const struct vfs_ctx *ctx, struct vfs_node *dir, const char *name,
-	      enum vfs_type type, const struct vfs_sattr *sa, uint32_t major, uint32_t minor,
-	      struct vfs_fh *fh, struct vfs_attr *attr, struct vfs_wcc *dir_wcc);
+int vfs_mknod(const struct vfs_ctx *ctx, struct vfs_node *dir, const char *name, enum vfs_type type,
+	      const struct vfs_sattr *sa, uint32_t major, uint32_t minor, struct vfs_fh *fh,
+	      struct vfs_attr *attr, struct vfs_wcc *dir_wcc);
 int vfs_remove(const struct vfs_ctx *ctx, struct vfs_node *dir, const char *name,
 	       struct vfs_wcc *dir_wcc);
 int vfs_rmdir(const struct vfs_ctx *ctx, struct vfs_node *dir, const char *name,

@@ -137,7 +137,7 @@ static void raise_nofile(void)
 		}
 	}
 	nodes = rl.rlim_cur > 2 * VFS_FD_RESERVE ? (rl.rlim_cur - VFS_FD_RESERVE) / 2
-						  : rl.rlim_cur / 4;
+						 : rl.rlim_cur / 4;
 	if (nodes > VFS_CACHE_MAX)
 		nodes = VFS_CACHE_MAX;
 	vfs_cache_shard_max = (unsigned)(nodes / VFS_CACHE_SHARDS);

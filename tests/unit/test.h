@@ -45,12 +45,12 @@ struct test_case {
 };
 
 #define TESTS(...)                                                                                 \
-	static void (*const test_fns_[])(void) = { __VA_ARGS__ };                                  \
+	static void (*const test_fns_[])(void) = {__VA_ARGS__};                                    \
 	static const char test_names_[] = #__VA_ARGS__;                                            \
 	int main(void)                                                                             \
 	{                                                                                          \
-		return test_main(test_fns_, sizeof(test_fns_) / sizeof(test_fns_[0]),             \
-				 test_names_, __FILE__);                                           \
+		return test_main(test_fns_, sizeof(test_fns_) / sizeof(test_fns_[0]), test_names_, \
+				 __FILE__);                                                        \
 	}
 
 /* Print the name of test @i from the stringified list. */

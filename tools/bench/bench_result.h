@@ -13,34 +13,34 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define BENCH_MAX_POINTS 32
-#define BENCH_MAX_OPS	 24	/* NFSv3 procedures, indexed by procedure number */
-#define BENCH_MAX_TARGETS 16
-#define BENCH_HIST_BUCKETS 512	/* log-linear latency buckets, see bench_hist.h */
+#define BENCH_MAX_POINTS   32
+#define BENCH_MAX_OPS	   24 /* NFSv3 procedures, indexed by procedure number */
+#define BENCH_MAX_TARGETS  16
+#define BENCH_HIST_BUCKETS 512 /* log-linear latency buckets, see bench_hist.h */
 
 /* Per-operation statistics of one load point (the columns sfs_prime printed). */
 struct bench_op_stats {
-	char name[16];			/* "GETATTR"; empty = operation not in the mix */
-	double target_pct;		/* mix percentage requested */
-	double actual_pct;		/* share of logical operations actually issued */
-	uint64_t logical_ok;		/* logical operations answered without error */
-	uint64_t physical_ok;		/* RPCs answered (a large READ is several) */
-	uint64_t errors;		/* operations answered with an error status or lost */
-	double mean_ms, stddev_ms, ci95_ms;	/* response time of logical ops */
-	double pct_time;		/* share of total response time */
+	char name[16];			    /* "GETATTR"; empty = operation not in the mix */
+	double target_pct;		    /* mix percentage requested */
+	double actual_pct;		    /* share of logical operations actually issued */
+	uint64_t logical_ok;		    /* logical operations answered without error */
+	uint64_t physical_ok;		    /* RPCs answered (a large READ is several) */
+	uint64_t errors;		    /* operations answered with an error status or lost */
+	double mean_ms, stddev_ms, ci95_ms; /* response time of logical ops */
+	double pct_time;		    /* share of total response time */
 	double p50_us, p90_us, p99_us, p999_us, max_us;
 };
 
 struct bench_point {
-	double requested_ops;		/* op/s asked for */
-	double achieved_ops;		/* logical op/s answered in the measured interval */
-	double mean_ms;			/* mean response time over all logical ops */
+	double requested_ops; /* op/s asked for */
+	double achieved_ops;  /* logical op/s answered in the measured interval */
+	double mean_ms;	      /* mean response time over all logical ops */
 	double measured_s, warmup_s;
 	uint64_t total_ops, total_errors;
 	bool valid;
-	char invalid_reason[160];	/* why not valid; empty when valid */
-	double client_cpu_us_per_op;	/* the load generator's own CPU time per op */
-	double server_cpu_us_per_op;	/* server processes' CPU time per op; < 0 = unknown */
+	char invalid_reason[160];    /* why not valid; empty when valid */
+	double client_cpu_us_per_op; /* the load generator's own CPU time per op */
+	double server_cpu_us_per_op; /* server processes' CPU time per op; < 0 = unknown */
 	struct bench_op_stats ops[BENCH_MAX_OPS];
 };
 
@@ -48,30 +48,30 @@ struct bench_point {
 struct bench_target {
 	char host[64];
 	char export_path[256];
-	uint32_t procs;			/* load processes assigned to it */
+	uint32_t procs; /* load processes assigned to it */
 };
 
 struct bench_run {
-	char label[64];			/* "shoal", "ganesha": names the curve in charts */
-	char server_desc[128];		/* what was measured, e.g. "shoal-server 0.1.0" */
-	char workload[32];		/* "SFS2008-NFSv3" */
-	char date[32];			/* ISO 8601, UTC */
+	char label[64];	       /* "shoal", "ganesha": names the curve in charts */
+	char server_desc[128]; /* what was measured, e.g. "shoal-server 0.1.0" */
+	char workload[32];     /* "SFS2008-NFSv3" */
+	char date[32];	       /* ISO 8601, UTC */
 	/* Benchmark parameters */
-	uint32_t load_procs;		/* load processes (each its own connection) */
-	uint32_t calls_in_flight;	/* per process: biod-style outstanding RPCs */
-	uint32_t transfer_size;		/* bytes per READ/WRITE RPC (negotiated, <= 32 KiB) */
-	uint64_t fileset_bytes;		/* created */
+	uint32_t load_procs;	  /* load processes (each its own connection) */
+	uint32_t calls_in_flight; /* per process: biod-style outstanding RPCs */
+	uint32_t transfer_size;	  /* bytes per READ/WRITE RPC (negotiated, <= 32 KiB) */
+	uint64_t fileset_bytes;	  /* created */
 	uint64_t io_files, nonio_files, dirs, symlinks;
-	double working_set_pct;		/* 30 for SFS2008 */
-	double append_pct;		/* 70 */
-	char write_stability[16];	/* "FILE_SYNC", "UNSTABLE", ... */
+	double working_set_pct;	  /* 30 for SFS2008 */
+	double append_pct;	  /* 70 */
+	char write_stability[16]; /* "FILE_SYNC", "UNSTABLE", ... */
 	uint32_t ntargets;
 	struct bench_target targets[BENCH_MAX_TARGETS];
 	/* Results */
 	uint32_t npoints;
 	struct bench_point points[BENCH_MAX_POINTS];
-	double peak_ops;		/* highest achieved op/s of a valid point, <= 20 ms */
-	double ort_ms;			/* overall response time, bench_ort() */
+	double peak_ops; /* highest achieved op/s of a valid point, <= 20 ms */
+	double ort_ms;	 /* overall response time, bench_ort() */
 	/* Host facts detected at run time (for the report) */
 	char host_os[128], host_cpu[128];
 	uint32_t host_cpus;

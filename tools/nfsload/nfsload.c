@@ -46,8 +46,13 @@ static struct {
 	bool measuring, stopping;
 	int wait_done, wait_status;
 } g = {
-	.host = "127.0.0.1", .nfs_port = 2049, .mount_port = 20048, .conns = 4, .depth = 32,
-	.warmup = 2, .seconds = 10,
+	.host = "127.0.0.1",
+	.nfs_port = 2049,
+	.mount_port = 20048,
+	.conns = 4,
+	.depth = 32,
+	.warmup = 2,
+	.seconds = 10,
 };
 
 static double now_s(void)
@@ -75,8 +80,8 @@ static double proc_cpu_s(int pid)
 	}
 	fclose(f);
 	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut,
-			 &st) != 2)
+	if (!p ||
+	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
 		return -1;
 	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
 }
@@ -97,7 +102,7 @@ static int wait_for(struct rpc_context *rpc, double timeout)
 
 	g.wait_done = 0;
 	while (!g.wait_done) {
-		struct pollfd pfd = { .fd = rpc_get_fd(rpc), .events = (short)rpc_which_events(rpc) };
+		struct pollfd pfd = {.fd = rpc_get_fd(rpc), .events = (short)rpc_which_events(rpc)};
 
 		if (now_s() > end) {
 			fprintf(stderr, "nfsload: timed out waiting for the server\n");
@@ -222,25 +227,25 @@ static void reply_cb(struct rpc_context *rpc, int status, void *data, void *priv
 
 static void issue(struct conn *c)
 {
-	nfs_fh3 root = { .data = { g.root_len, g.root_fh } };
-	nfs_fh3 file = { .data = { g.file_len, g.file_fh } };
+	nfs_fh3 root = {.data = {g.root_len, g.root_fh}};
+	nfs_fh3 file = {.data = {g.file_len, g.file_fh}};
 	int rc;
 
 	switch (c->next_op++ % 3) {
 	case 0: {
-		GETATTR3args a = { .object = file };
+		GETATTR3args a = {.object = file};
 
 		rc = rpc_nfs3_getattr_async(c->rpc, reply_cb, &a, c);
 		break;
 	}
 	case 1: {
-		LOOKUP3args a = { .what = { .dir = root, .name = (char *)"nfsload.f" } };
+		LOOKUP3args a = {.what = {.dir = root, .name = (char *)"nfsload.f"}};
 
 		rc = rpc_nfs3_lookup_async(c->rpc, reply_cb, &a, c);
 		break;
 	}
 	default: {
-		ACCESS3args a = { .object = file, .access = 0x3f };
+		ACCESS3args a = {.object = file, .access = 0x3f};
 
 		rc = rpc_nfs3_access_async(c->rpc, reply_cb, &a, c);
 		break;
@@ -258,7 +263,7 @@ static int run(void)
 	uint64_t total;
 
 	for (unsigned i = 0; i < g.conns; i++) {
-		conns[i] = (struct conn){ .rpc = rpc_init_context(), .next_op = i };
+		conns[i] = (struct conn){.rpc = rpc_init_context(), .next_op = i};
 		if (rpc_connect_port_async(conns[i].rpc, g.host, g.nfs_port, NFS_PROGRAM, NFS_V3,
 					   step_cb, NULL) ||
 		    wait_for(conns[i].rpc, 10)) {

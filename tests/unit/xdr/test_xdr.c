@@ -28,8 +28,8 @@ static void test_u32_u64_round_trip(void)
 
 static void test_bool_rejects_other_values(void)
 {
-	const uint8_t two[4] = { 0, 0, 0, 2 };
-	const uint8_t one[4] = { 0, 0, 0, 1 };
+	const uint8_t two[4] = {0, 0, 0, 2};
+	const uint8_t one[4] = {0, 0, 0, 1};
 	struct xdr_cur c;
 	bool b = false;
 
