@@ -25,6 +25,7 @@ mkdir -p "$cache"
 exec 9>"$cache/.lock"
 flock 9
 if [ -f "$dir/ok" ]; then
+	touch "$dir" # last used; images of other recipes unused for 14 days are removed
 	echo "$dir"
 	exit 0
 fi
@@ -42,13 +43,26 @@ rm -rf "$work"
 mkdir -p "$work"
 trap 'rm -rf "$work"' EXIT
 root=$work/root
-echo "build-image: debootstrap $suite into $root (packages from $mirror)" >&2
-debootstrap --variant=minbase --foreign --include="$pkgs" "$suite" "$root" "$mirror" >&2
+log=$cache/build.log
+# run_logged WHAT CMD... : CMD's output goes to the build log, shown (its end) on failure.
+run_logged() {
+	local what=$1
+	shift
+	echo "build-image: $what" >&2
+	if ! "$@" >>"$log" 2>&1; then
+		echo "build-image: FAILED: $what; the end of $log:" >&2
+		tail -n 40 "$log" | sed 's/^/  | /' >&2
+		exit 1
+	fi
+}
+: >"$log"
+run_logged "debootstrap $suite into $root (packages from $mirror)" \
+	debootstrap --variant=minbase --foreign --include="$pkgs" "$suite" "$root" "$mirror"
 printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
 chmod 755 "$root/usr/sbin/policy-rc.d"
-echo "build-image: configuring the packages (second stage, offline)" >&2
-unshare --mount --net --pid --fork --kill-child -- \
-	chroot "$root" /debootstrap/debootstrap --second-stage >&2
+run_logged "configuring the packages (second stage, offline)" \
+	unshare --mount --net --pid --fork --kill-child -- \
+	chroot "$root" /debootstrap/debootstrap --second-stage
 
 # The init the kernel starts: mount the basics, then the host's share, and run the
 # workload from it. Whatever happens, the machine powers off (qemu runs with -no-reboot).
@@ -86,13 +100,14 @@ rm -f "$root/usr/sbin/policy-rc.d"
 kver=$(basename "$(ls -d "$root"/lib/modules/* | head -n 1)")
 cp "$root/boot/vmlinuz-$kver" "$work/vmlinuz"
 cp "$root/boot/initrd.img-$kver" "$work/initrd.img"
-rm -rf "$root/var/cache/apt/archives"/*.deb "$root/boot"/*
+rm -rf "${root:?}/var/cache/apt/archives"/*.deb "${root:?}/boot"/*
 echo "$kver" >"$work/kernel-version"
-mkfs.ext4 -q -F -L shoal-root -d "$root" "$work/root.img" 2G >&2
+run_logged "making the ext4 root image" mkfs.ext4 -q -F -L shoal-root -d "$root" "$work/root.img" 2G
 rm -rf "$root"
 echo "built $(date -u +%FT%TZ) in $(($(date +%s) - start)) s, kernel $kver" >"$work/ok"
 rm -rf "$dir"
 mv "$work" "$dir"
 trap - EXIT
+find "$cache" -mindepth 1 -maxdepth 1 -type d ! -name "$hash" -mtime +14 -exec rm -rf {} +
 echo "build-image: $(cat "$dir/ok")" >&2
 echo "$dir"

@@ -2,10 +2,11 @@
 # guest.sh - the workload the Linux kernel NFS client runs inside the VM (started by the
 # image's /sbin/shoal-init from the share that run.sh mounts at /host).
 #
-# Talks to run.sh over two channels: lines on the second serial port (fd 7), which run.sh reads as
-# they come ("KTEST PASS|FAIL NAME", "shoal-guest: host-op ID CMD ARGS", "shoal-guest:
-# done"), and files in /host/ctl/, where run.sh answers each host-op (ID.reply). Every
-# step runs under a deadline; a step that hangs is killed and counted as failed.
+# Talks to run.sh over two channels: lines on the second serial port (fd 7), which run.sh
+# reads as they come ("KTEST PASS|FAIL NAME", "shoal-guest: host-op ID CMD ARGS",
+# "shoal-guest: done"), and files in /host/ctl/, where run.sh answers each host-op
+# (ID.reply). Every step runs under a deadline; a step that hangs is killed and fails.
+# shellcheck disable=SC2317 # the steps run in child shells (export -f), not called here
 set -u
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 # fd 7: the second serial port, ours alone (the kernel's console is the first).
@@ -59,15 +60,18 @@ host_sha() {
 	expect "host's copy of $1" "$2" "$(hostop sha "$1")"
 }
 sha() { sha256sum "$1" | cut -d' ' -f1; }
+# note TEXT : an informational line for the host's log.
+note() { echo "  note: $*" >&7; }
 # mkdata FILE KIB : FILE gets KIB KiB of random bytes.
 mkdata() { head -c "$(($2 * 1024))" /dev/urandom >"$1"; }
-export -f die expect dropc hostop host_sha sha mkdata
+export -f die expect dropc hostop host_sha sha mkdata note
 export M W
 
 # step NAME SECONDS FUNCTION : run FUNCTION in a child under a deadline; count and report.
 step() {
 	local name=$1 secs=$2 fn=$3 start rc out
 	start=$SECONDS
+	say "step $name"
 	out=$(timeout -k 10 "$secs" bash -c "$fn" 2>&1)
 	rc=$?
 	[ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] && out="$out
@@ -185,6 +189,30 @@ append_truncate() {
 	host_sha appended "$(sha /dev/null)"
 }
 
+# Exclusive create (O_EXCL: CREATE EXCLUSIVE, then SETATTR), special files (MKNOD) and
+# the longest names.
+special() {
+	local long
+	mkdir "$M/sp" || die "mkdir"
+	(set -C && : >"$M/sp/excl") || die "O_EXCL create failed"
+	(set -C && : >"$M/sp/excl") 2>/dev/null && die "a second O_EXCL create succeeded"
+	echo x >"$M/sp/excl" || die "write after the exclusive create"
+	expect "mode after O_EXCL" 644 "$(stat -c %a "$M/sp/excl")"
+	m=$(stat -c %Y "$M/sp/excl")
+	[ $((m - $(date +%s))) -le 5 ] && [ $(($(date +%s) - m)) -le 5 ] ||
+		die "mtime after an exclusive create is $m (the create verifier left in the times?)"
+	mkfifo "$M/sp/fifo" || die "mkfifo"
+	mknod "$M/sp/null" c 1 3 || die "mknod c 1 3"
+	dropc
+	expect "fifo type" fifo "$(stat -c %F "$M/sp/fifo")"
+	expect "char device" "character special file 1 3" "$(stat -c '%F %t %T' "$M/sp/null")"
+	long=$(printf 'n%.0s' $(seq 255))
+	echo long >"$M/sp/$long" || die "create with a 255-byte name"
+	expect "255-byte name" long "$(cat "$M/sp/$long")"
+	: >"$M/sp/${long}x" 2>/dev/null && die "create with a 256-byte name succeeded"
+	rm -rf "$M/sp" || die "rm -rf"
+}
+
 dirs() {
 	mkdir -p "$M/d1/d2/d3" || die "mkdir -p"
 	mkdir "$M/d1" 2>/dev/null && die "mkdir of an existing dir succeeded"
@@ -269,10 +297,13 @@ attrs() {
 }
 
 bigdir() {
-	local d=$M/big n
+	local d=$M/big n t=$SECONDS
 	mkdir "$d" && cd "$d" || die "mkdir"
-	seq -f 'entry-%05g' 1 10000 | xargs touch || die "creating 10000 files"
-	n=$(ls -f | grep -c '^entry-')
+	for n in $(seq -f '%05g' 1 10000); do
+		: >"entry-$n" || die "creating entry-$n"
+	done
+	note "10000 files created in $((SECONDS - t)) s"
+	n=$(ls -A | wc -l)
 	expect "entries listed" 10000 "$n"
 	dropc
 	n=$(find . -type f | wc -l)
@@ -280,7 +311,9 @@ bigdir() {
 	ls -l >/dev/null || die "ls -l"
 	expect "sorted first/last" "entry-00001 entry-10000" "$(ls | sed -n '1p;$p' | tr '\n' ' ' | sed 's/ $//')"
 	expect "host count" 10000 "$(hostop count big)"
+	note "listed in $((SECONDS - t)) s"
 	cd / && rm -rf "$d" || die "rm -rf of the 10000-entry dir"
+	note "removed in $((SECONDS - t)) s"
 	[ ! -e "$d" ] || die "big dir still there"
 	expect "host after rm" missing "$(hostop stat big)"
 }
@@ -311,14 +344,14 @@ silly_rename() {
 	exec 3<"$d/open"
 	mv "$d/open" "$d/renamed" || die "rename while open"
 	rm "$d/renamed" || die "unlink while open"
-	n=$(ls -A "$d" | grep -c '^\.nfs')
+	n=$(find "$d" -maxdepth 1 -name '.nfs*' | wc -l)
 	expect "silly-renamed .nfs files while open" 1 "$n"
 	cmp - "$W/sr" <&3 || die "reading the unlinked file through the open fd differs"
 	[ ! -e "$d/renamed" ] || die "unlinked name still visible"
 	exec 3<&-
 	# The client removes .nfsXXXX when the last user closes it (asynchronously).
 	for _ in $(seq 300); do
-		n=$(ls -A "$d" | grep -c '^\.nfs')
+		n=$(find "$d" -maxdepth 1 -name '.nfs*' | wc -l)
 		[ "$n" -eq 0 ] && break
 		sleep 0.1 # polling the client's asynchronous silly-delete, against a deadline
 	done
@@ -360,25 +393,25 @@ sync_semantics() {
 }
 
 restart() {
-	local d=$M/restart pid st
-	mkdir "$d" && mkdata "$W/r1" 1024 && mkdata "$W/r2" 8192 || die "setup"
+	local d=$M/restart pid st size
+	note "before the restart: $(grep -E '^\s*xprt:' /proc/self/mountstats | sed 's/^\s*//')"
+	mkdir "$d" && mkdata "$W/r1" 1024 && mkdata "$W/r2" 32768 || die "setup"
 	cp "$W/r1" "$d/kept-open" && cp "$W/r1" "$d/data" || die "cp"
 	sync
 	exec 3<"$d/kept-open" # read across the restart
 	exec 4>>"$d/appender" # written across the restart
 	echo before >&4
-	expect "server killed" ok "$(hostop server-kill)"
-	# A write in flight while the server is down: dirty pages, then fsync that must wait.
-	dd if="$W/r2" of="$d/data" bs=64k oflag=append conv=notrunc,fsync status=none 2>"$W/dd.err" &
+	# A write in flight: 32 MiB appended and fsynced in the background; the host kills the
+	# server (SIGKILL) once the server has some of it (acknowledged as UNSTABLE, not yet
+	# committed), then starts it again: the client sees a new write verifier at COMMIT,
+	# must send the writes again, and must not see ESTALE anywhere.
+	dd if="$W/r2" of="$d/data" bs=1M oflag=append conv=notrunc,fsync status=none 2>"$W/dd.err" &
 	pid=$!
-	for _ in $(seq 600); do
-		st=$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null)
-		[ "$st" = D ] && break
-		[ -z "$st" ] && break
-		sleep 0.1 # until the writer blocks on the dead server, against a deadline
-	done
-	[ "$st" = D ] || die "expected the writer to block on the dead server, state '$st' ($(cat "$W/dd.err"))"
-	echo "writer blocked (state $st)"
+	size=$((1024 * 1024 + 4 * 1024 * 1024))
+	expect "server killed mid-write" ok "$(hostop server-kill-at restart/data "$size")"
+	st=$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null)
+	[ -n "$st" ] || die "expected the write to be in flight when the server was killed; it had finished ($(cat "$W/dd.err"))"
+	echo "writer state when the server died: $st"
 	expect "server restarted" ok "$(hostop server-start)"
 	wait "$pid" || die "the write in flight failed: $(cat "$W/dd.err")"
 	cat "$W/r1" "$W/r2" >"$W/r12"
@@ -396,13 +429,30 @@ restart() {
 	rm -rf "$d" || die "rm after restart"
 }
 
+# The client really used what the steps meant to exercise (per-op counts of the mount).
+client_ops() {
+	local stats op n missing=''
+	stats=$(awk -v m=" $M " 'index($0, "device ") == 1 { on = index($0, m) > 0 } on' /proc/self/mountstats)
+	[ -n "$stats" ] || die "no mountstats for $M"
+	for op in READDIRPLUS COMMIT WRITE READ CREATE REMOVE RENAME LINK SYMLINK READLINK SETATTR MKDIR RMDIR; do
+		n=$(printf '%s\n' "$stats" | awk -v op="$op:" '$1 == op { print $2 }')
+		[ "${n:-0}" -gt 0 ] || missing="$missing $op"
+		printf '%s=%s ' "$op" "${n:-0}"
+	done
+	echo
+	printf '%s\n' "$stats" | grep -E '^\s*(xprt|opts|age):'
+	note "client ops: $(printf '%s\n' "$stats" | awk '$1 ~ /^[A-Z]+:$/ && $2 > 0 { printf "%s%s ", $1, $2 }')"
+	note "$(printf '%s\n' "$stats" | grep -E '^\s*xprt:' | sed 's/^\s*//')"
+	[ -z "$missing" ] || die "expected the client to have sent:$missing"
+}
+
 do_umount() {
 	[ -z "$(ls -A "$M")" ] || echo "left in the export: $(ls -A "$M")"
 	umount "$M" || die "umount failed"
 }
 
-export -f net_up do_mount small_files sparse_big append_truncate dirs renames links attrs \
-	bigdir fio_verify silly_rename sync_semantics restart do_umount
+export -f net_up do_mount special small_files sparse_big append_truncate dirs renames links attrs \
+	bigdir fio_verify silly_rename sync_semantics restart client_ops do_umount
 say "workload start $(uname -r)"
 step network 30 net_up || finish
 step mount 120 do_mount || finish
@@ -410,6 +460,7 @@ step small-files 180 small_files
 step sparse-multi-gib 180 sparse_big
 step append-truncate 120 append_truncate
 step mkdir-rmdir 120 dirs
+step excl-mknod-names 120 special
 step rename 120 renames
 step links 120 links
 step attributes 120 attrs
@@ -418,5 +469,6 @@ step fio-verify 600 fio_verify
 step silly-rename 120 silly_rename
 step sync-fsync 180 sync_semantics
 step server-restart 300 restart
+step client-ops 30 client_ops
 step umount 60 do_umount
 finish

@@ -14,8 +14,9 @@
 # the 9p share. On any failure the server's log and the guest's dmesg are printed.
 # Environment: SHOAL_VM_CACHE (image cache, default /var/cache/shoal-vm), KERNEL_ACCEL
 # (kvm|tcg to force one), KERNEL_LOG_LEVEL (server log level, default info),
-# KERNEL_TIMEOUT (whole run, default 1200 s); for debugging, KERNEL_PCAP (write a
-# capture of the VM's traffic there) and KERNEL_KEEP (copy the guest's out/ there). A run that cannot start counts as failed.
+# KERNEL_TIMEOUT (whole run, default 1200 s); for debugging, KERNEL_PCAP (write a capture
+# of the VM's traffic there) and KERNEL_KEEP (copy the guest's out/ and the logs there).
+# A run that cannot start (no root, no qemu, no image) counts as failed, never skipped.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -57,11 +58,14 @@ cp "$here/guest.sh" "$SHARE/guest.sh"
 printf 'SERVER_IP=%s\nGUEST_IP=%s\nPREFIX=24\nEXPORT_PATH=%s\n' \
 	"$HOST_IP" "$GUEST_IP" "$EXPORT" >"$SHARE/config"
 
-SRV_PID= QEMU_PID= SRV_RUNS=0
+SRV_PID='' QEMU_PID='' PCAP_PID='' SRV_RUNS=0
 cleanup() {
 	[ -n "$QEMU_PID" ] && kill -KILL "$QEMU_PID" 2>/dev/null && wait "$QEMU_PID" 2>/dev/null
 	[ -n "$SRV_PID" ] && kill -KILL "$SRV_PID" 2>/dev/null && wait "$SRV_PID" 2>/dev/null
-	[ -n "${KERNEL_KEEP:-}" ] && cp -r "$SHARE/out" "$KERNEL_KEEP"
+	[ -n "$PCAP_PID" ] && kill "$PCAP_PID" 2>/dev/null && wait "$PCAP_PID" 2>/dev/null
+	if [ -n "${KERNEL_KEEP:-}" ]; then
+		mkdir -p "$KERNEL_KEEP" && cp -r "$SHARE/out" "$T"/*.log "$KERNEL_KEEP/"
+	fi
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -119,6 +123,23 @@ host_op() {
 		echo "host: shoal-server (pid $SRV_PID) killed with SIGKILL"
 		SRV_PID=
 		reply=ok
+		;;
+	server-kill-at)
+		# SIGKILL once the server has written at least $2 bytes of the file $1.
+		local end=$((SECONDS + 120)) size=0
+		while [ "$SECONDS" -lt "$end" ]; do
+			size=$(stat -c %s "$EXPORT/$1" 2>/dev/null || echo 0)
+			[ "$size" -ge "$2" ] && break
+			sleep 0.005 # poll interval against the deadline: the write has no other signal
+		done
+		if [ "$size" -ge "$2" ]; then
+			kill -KILL "$SRV_PID" && wait "$SRV_PID" 2>/dev/null
+			echo "host: shoal-server (pid $SRV_PID) killed with SIGKILL with $size bytes of $1 written"
+			SRV_PID=
+			reply=ok
+		else
+			reply="the server never had $2 bytes of $1 (had $size)"
+		fi
 		;;
 	server-start)
 		if start_server; then reply=ok; else reply="server did not start (see its log)"; fi
@@ -203,6 +224,7 @@ start_server || {
 # KERNEL_PCAP=FILE: capture the VM's traffic (for debugging; needs tcpdump).
 if [ -n "${KERNEL_PCAP:-}" ]; then
 	tcpdump -i shoaltap0 -s 0 -U -w "$KERNEL_PCAP" 2>"$T/tcpdump.err" &
+	PCAP_PID=$!
 fi
 
 # Boot: KVM if it boots the guest within the deadline, else TCG.
@@ -239,12 +261,23 @@ fi
 
 # The workload: follow the guest's lines until it says done, with one overall deadline.
 deadline=$((t_start + ${KERNEL_TIMEOUT:-1200}))
-done_line=
+done_line='' step=
 while :; do
-	next_line "$deadline"
+	# Read in slices of at most 5 s, to notice a server that died on its own.
+	slice=$((SECONDS + 5))
+	[ "$slice" -gt "$deadline" ] && slice=$deadline
+	next_line "$slice"
 	rc=$?
-	if [ "$rc" -eq 2 ]; then
-		fail "guest: expected the workload to finish within ${KERNEL_TIMEOUT:-1200}s"
+	if [ "$rc" -eq 2 ] && [ "$SECONDS" -lt "$deadline" ]; then
+		if [ -n "$SRV_PID" ] && ! kill -0 "$SRV_PID" 2>/dev/null; then
+			wait "$SRV_PID"
+			fail "server: expected shoal-server to keep running, it exited with status $? (step running: ${step:-none})"
+			SRV_PID=
+			break
+		fi
+		continue
+	elif [ "$rc" -eq 2 ]; then
+		fail "guest: expected the workload to finish within ${KERNEL_TIMEOUT:-1200}s (step running: ${step:-none})"
 		break
 	elif [ "$rc" -eq 1 ]; then
 		break
@@ -252,6 +285,7 @@ while :; do
 	case $LINE in
 	"KTEST PASS "*) pass "${LINE#KTEST PASS }" ;;
 	"KTEST FAIL "*) fail "${LINE#KTEST FAIL }" ;;
+	"shoal-guest: step "*) step=${LINE#shoal-guest: step } ;;
 	"shoal-guest: host-op "*)
 		# shellcheck disable=SC2086 # the guest's words, split as it wrote them
 		host_op ${LINE#shoal-guest: host-op }
@@ -269,19 +303,30 @@ if [ -z "$done_line" ]; then
 	stop_qemu
 else
 	# The guest powers off after done; give it 60 s.
-	while next_line $((SECONDS + 60)); do :; done
-	[ "$?" -eq 2 ] && echo "qemu still running 60 s after done; killed"
+	end=$((SECONDS + 60))
+	while next_line "$end"; do :; done
+	[ "$SECONDS" -ge "$end" ] && echo "qemu still running 60 s after done; killed"
 	stop_qemu
 fi
 
 # The server must have survived all of it, and stop cleanly.
 if [ -n "$SRV_PID" ] && kill -0 "$SRV_PID" 2>/dev/null; then
 	kill -TERM "$SRV_PID"
-	wait "$SRV_PID"
-	rc=$?
+	end=$((SECONDS + 30))
+	while kill -0 "$SRV_PID" 2>/dev/null && [ "$SECONDS" -lt "$end" ]; do
+		sleep 0.1 # poll interval against the deadline for the exit
+	done
+	if kill -0 "$SRV_PID" 2>/dev/null; then
+		kill -KILL "$SRV_PID"
+		wait "$SRV_PID"
+		fail "server-sigterm-exit: expected shoal-server to exit within 30 s of SIGTERM"
+	else
+		wait "$SRV_PID"
+		rc=$?
+		if [ "$rc" -eq 0 ]; then pass server-sigterm-exit; else fail "server-sigterm-exit: expected 0 got $rc"; fi
+	fi
 	SRV_PID=
-	if [ "$rc" -eq 0 ]; then pass server-sigterm-exit; else fail "server-sigterm-exit: expected 0 got $rc"; fi
-else
+elif [ -n "$SRV_PID" ]; then
 	fail "server-alive: expected shoal-server to be running at the end"
 fi
 echo "total $((SECONDS - t_start)) s under $booted"
