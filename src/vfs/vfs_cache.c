@@ -18,6 +18,7 @@
  * after it is dropped.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -180,6 +181,36 @@ out:
 	return 0;
 }
 
+/*
+ * Out of descriptors (EMFILE/ENFILE): close the older half of every shard's unused
+ * nodes, so that the caller's open can be retried once instead of answering "later".
+ */
+static void cache_shrink(struct vfs_export *ve)
+{
+	for (unsigned i = 0; i < VFS_CACHE_SHARDS; i++) {
+		struct vfs_node_shard *sh = &ve->shards[i];
+		struct vfs_node *victims = NULL;
+		unsigned drop;
+
+		pthread_mutex_lock(&sh->lock);
+		for (drop = sh->count / 2; drop && sh->lru_tail; drop--) {
+			struct vfs_node *n = sh->lru_tail;
+
+			lru_remove(sh, n);
+			unhash(sh, n);
+			n->hnext = victims;
+			victims = n;
+		}
+		pthread_mutex_unlock(&sh->lock);
+		free_chain(victims);
+	}
+}
+
+static bool out_of_fds(int err)
+{
+	return err == -EMFILE || err == -ENFILE;
+}
+
 void vfs_cache_init(struct vfs_export *ve)
 {
 	for (unsigned i = 0; i < VFS_CACHE_SHARDS; i++)
@@ -279,6 +310,19 @@ int vfs_node_get(struct vfs_export *ve, const uint8_t *fh, size_t len, struct vf
 	if (err)
 		return err;
 	fd = ve->be->open_fh(ve->mount_fd, &bk);
+	if (out_of_fds(fd)) {
+		cache_shrink(ve);
+		fd = ve->be->open_fh(ve->mount_fd, &bk);
+	}
+	/*
+	 * A handle of a file being deleted at this very moment can make the kernel answer
+	 * ENOMEM instead of ESTALE (the inode is being freed while it is looked up);
+	 * asking again after the deletion has finished gives the real answer.
+	 */
+	for (int tries = 0; fd == -ENOMEM && tries < 3; tries++) {
+		sched_yield();
+		fd = ve->be->open_fh(ve->mount_fd, &bk);
+	}
 	if (fd < 0)
 		return fd == -ENOENT ? -ESTALE : fd;
 	err = ve->be->stat(fd, &st);
@@ -361,6 +405,10 @@ int vfs_node_data_fd(struct vfs_node *node, int *fd, bool *writable)
 		if (err)
 			return err;
 		nfd = node->ve->be->open_data(node->fd, &w);
+		if (out_of_fds(nfd)) {
+			cache_shrink(node->ve);
+			nfd = node->ve->be->open_data(node->fd, &w);
+		}
 		if (nfd < 0)
 			return nfd;
 		d = nfd << 1 | (w ? 1 : 0);
