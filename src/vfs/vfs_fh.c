@@ -136,7 +136,9 @@ static void raise_nofile(void)
 			getrlimit(RLIMIT_NOFILE, &rl);
 		}
 	}
-	nodes = rl.rlim_cur > 2 * VFS_FD_RESERVE ? (rl.rlim_cur - VFS_FD_RESERVE) / 2
+	/* Two per node, and a third's headroom for nodes in use (not evictable) and the
+	 * descriptors operations open for a moment (directories being listed, creates). */
+	nodes = rl.rlim_cur > 2 * VFS_FD_RESERVE ? (rl.rlim_cur - VFS_FD_RESERVE) / 3
 						 : rl.rlim_cur / 4;
 	if (nodes > VFS_CACHE_MAX)
 		nodes = VFS_CACHE_MAX;
