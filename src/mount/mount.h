@@ -107,9 +107,7 @@ bool mount_dec_dirpath_args(struct xdr_cur *c, void *args);
 /* Encode a dirpath (client side and tests). */
 bool mount_enc_dirpath_args(struct xdr_out *o, const struct mount_dirpath_args *args);
 /* Decoder for procedures without arguments; always true. */
-bool mount_dec_void(struct xdr_cur *c, void *args);
 /* Encoder for procedures without results; always true. */
-bool mount_enc_void(struct xdr_out *o, const void *res);
 /* Encode a struct mount_mnt3_res (mountres3). */
 bool mount_enc_mnt3_res(struct xdr_out *o, const void *res);
 /* Encode a struct mount_fhstatus (fhstatus of versions 1 and 2). */

@@ -392,31 +392,31 @@ static void mount_export(struct rpc_req *req, const void *args, void *resp)
 #define DIRPATH sizeof(struct mount_dirpath_args)
 
 static const struct rpc_proc mount_procs3[MOUNT_NPROCS3] = {
-	[MOUNTPROC_NULL] = PROC("NULL", mount_dec_void, mount_null, mount_enc_void, 0, 0),
+	[MOUNTPROC_NULL] = PROC("NULL", xdr_dec_void, mount_null, xdr_enc_void, 0, 0),
 	[MOUNTPROC_MNT] = PROC("MNT", mount_dec_dirpath_args, mount_mnt3, mount_enc_mnt3_res,
 			       DIRPATH, sizeof(struct mount_mnt3_res)),
-	[MOUNTPROC_DUMP] = PROC("DUMP", mount_dec_void, mount_dump, mount_enc_dump_res, 0,
+	[MOUNTPROC_DUMP] = PROC("DUMP", xdr_dec_void, mount_dump, mount_enc_dump_res, 0,
 				sizeof(struct mount_dump_res)),
 	[MOUNTPROC_UMNT] =
-		PROC("UMNT", mount_dec_dirpath_args, mount_umnt, mount_enc_void, DIRPATH, 0),
-	[MOUNTPROC_UMNTALL] = PROC("UMNTALL", mount_dec_void, mount_umntall, mount_enc_void, 0, 0),
-	[MOUNTPROC_EXPORT] = PROC("EXPORT", mount_dec_void, mount_export, mount_enc_export_res, 0,
+		PROC("UMNT", mount_dec_dirpath_args, mount_umnt, xdr_enc_void, DIRPATH, 0),
+	[MOUNTPROC_UMNTALL] = PROC("UMNTALL", xdr_dec_void, mount_umntall, xdr_enc_void, 0, 0),
+	[MOUNTPROC_EXPORT] = PROC("EXPORT", xdr_dec_void, mount_export, mount_enc_export_res, 0,
 				  sizeof(struct mount_export_res)),
 };
 
 /* Versions 1 and 2 (RFC 1094 appendix A); version 2's PATHCONF (7) is not offered. */
 static const struct rpc_proc mount_procs1[MOUNT_NPROCS1] = {
-	[MOUNTPROC_NULL] = PROC("NULL", mount_dec_void, mount_null, mount_enc_void, 0, 0),
+	[MOUNTPROC_NULL] = PROC("NULL", xdr_dec_void, mount_null, xdr_enc_void, 0, 0),
 	[MOUNTPROC_MNT] = PROC("MNT", mount_dec_dirpath_args, mount_mnt1, mount_enc_fhstatus,
 			       DIRPATH, sizeof(struct mount_fhstatus)),
-	[MOUNTPROC_DUMP] = PROC("DUMP", mount_dec_void, mount_dump, mount_enc_dump_res, 0,
+	[MOUNTPROC_DUMP] = PROC("DUMP", xdr_dec_void, mount_dump, mount_enc_dump_res, 0,
 				sizeof(struct mount_dump_res)),
 	[MOUNTPROC_UMNT] =
-		PROC("UMNT", mount_dec_dirpath_args, mount_umnt, mount_enc_void, DIRPATH, 0),
-	[MOUNTPROC_UMNTALL] = PROC("UMNTALL", mount_dec_void, mount_umntall, mount_enc_void, 0, 0),
-	[MOUNTPROC_EXPORT] = PROC("EXPORT", mount_dec_void, mount_export, mount_enc_export_res, 0,
+		PROC("UMNT", mount_dec_dirpath_args, mount_umnt, xdr_enc_void, DIRPATH, 0),
+	[MOUNTPROC_UMNTALL] = PROC("UMNTALL", xdr_dec_void, mount_umntall, xdr_enc_void, 0, 0),
+	[MOUNTPROC_EXPORT] = PROC("EXPORT", xdr_dec_void, mount_export, mount_enc_export_res, 0,
 				  sizeof(struct mount_export_res)),
-	[MOUNTPROC_EXPORTALL] = PROC("EXPORTALL", mount_dec_void, mount_export,
+	[MOUNTPROC_EXPORTALL] = PROC("EXPORTALL", xdr_dec_void, mount_export,
 				     mount_enc_export_res, 0, sizeof(struct mount_export_res)),
 };
 

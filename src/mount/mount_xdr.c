@@ -21,20 +21,6 @@ bool mount_enc_dirpath_args(struct xdr_out *o, const struct mount_dirpath_args *
 	return xdr_enc_opaque(o, args->path.data, args->path.len);
 }
 
-bool mount_dec_void(struct xdr_cur *c, void *args)
-{
-	(void)c;
-	(void)args;
-	return true;
-}
-
-bool mount_enc_void(struct xdr_out *o, const void *res)
-{
-	(void)o;
-	(void)res;
-	return true;
-}
-
 bool mount_enc_mnt3_res(struct xdr_out *o, const void *resp)
 {
 	const struct mount_mnt3_res *res = resp;

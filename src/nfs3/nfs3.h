@@ -384,8 +384,6 @@ bool nfs3_dec_fh(struct xdr_cur *c, struct nfs3_fh *fh);
 bool nfs3_enc_fh(struct xdr_out *o, const struct nfs3_fh *fh);
 bool nfs3_enc_fattr(struct xdr_out *o, const struct nfs3_fattr *a);
 
-bool nfs3_dec_void(struct xdr_cur *c, void *args);
-bool nfs3_enc_void(struct xdr_out *o, const void *res);
 bool nfs3_dec_getattr_args(struct xdr_cur *c, void *args); /* also FSSTAT/FSINFO/PATHCONF */
 bool nfs3_dec_setattr_args(struct xdr_cur *c, void *args);
 bool nfs3_dec_lookup_args(struct xdr_cur *c, void *args); /* also REMOVE/RMDIR */

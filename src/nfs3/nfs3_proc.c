@@ -639,9 +639,9 @@ static bool nfs3_read_blocks(const void *argp)
  */
 static const struct rpc_proc nfs3_procs[NFS3_NPROCS] = {
 	[NFS3PROC_NULL] = {.name = "NULL",
-			   .decode = nfs3_dec_void,
+			   .decode = xdr_dec_void,
 			   .run = nfs3_null,
-			   .encode = nfs3_enc_void},
+			   .encode = xdr_enc_void},
 	NFS3_PROC(NFS3PROC_GETATTR, "GETATTR", nfs3_dec_getattr_args, nfs3_getattr,
 		  nfs3_enc_getattr_res, struct nfs3_getattr_args, struct nfs3_getattr_res,
 		  .drc = RPC_DRC_NONE),

@@ -163,21 +163,7 @@ static bool enc_wcc_data(struct xdr_out *o, const struct nfs3_wcc_data *w)
 /* ---- arguments (RFC 1813 section 3.3) ---- */
 
 /* NULL takes no arguments. */
-bool nfs3_dec_void(struct xdr_cur *c, void *args)
-{
-	(void)c;
-	(void)args;
-	return true;
-}
-
 /* NULL returns nothing. */
-bool nfs3_enc_void(struct xdr_out *o, const void *res)
-{
-	(void)o;
-	(void)res;
-	return true;
-}
-
 /*
  * GETATTR3args, and FSSTAT/FSINFO/PATHCONF: a handle. @args points to a struct whose
  * first member is a struct nfs3_fh.

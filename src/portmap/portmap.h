@@ -90,8 +90,6 @@ int pmap_register_at(const struct sockaddr_in *server, uint32_t prog, uint32_t v
 bool pmap_dec_mapping(struct xdr_cur *c, void *args);
 bool pmap_enc_mapping(struct xdr_out *o, const struct pmap_mapping *m);
 /* Decoder for no arguments and encoder for no result; always true. */
-bool pmap_dec_void(struct xdr_cur *c, void *args);
-bool pmap_enc_void(struct xdr_out *o, const void *res);
 /* Encode a struct pmap_bool_res / pmap_port_res / pmap_dump_res (pmaplist). */
 bool pmap_enc_bool_res(struct xdr_out *o, const void *res);
 bool pmap_enc_port_res(struct xdr_out *o, const void *res);

@@ -159,9 +159,9 @@ static void pmap_dump(struct rpc_req *req, const void *args, void *resp)
 
 static const struct rpc_proc pmap_procs[PMAP_NPROCS] = {
 	[PMAPPROC_NULL] = {.name = "NULL",
-			   .decode = pmap_dec_void,
+			   .decode = xdr_dec_void,
 			   .run = pmap_null,
-			   .encode = pmap_enc_void},
+			   .encode = xdr_enc_void},
 	[PMAPPROC_SET] = {.name = "SET",
 			  .decode = pmap_dec_mapping,
 			  .run = pmap_set,
@@ -183,7 +183,7 @@ static const struct rpc_proc pmap_procs[PMAP_NPROCS] = {
 			      .args_size = MAPPING,
 			      .res_size = sizeof(struct pmap_port_res)},
 	[PMAPPROC_DUMP] = {.name = "DUMP",
-			   .decode = pmap_dec_void,
+			   .decode = xdr_dec_void,
 			   .run = pmap_dump,
 			   .encode = pmap_enc_dump_res,
 			   .res_size = sizeof(struct pmap_dump_res)},

@@ -20,20 +20,6 @@ bool pmap_enc_mapping(struct xdr_out *o, const struct pmap_mapping *m)
 	       xdr_enc_u32(o, m->port);
 }
 
-bool pmap_dec_void(struct xdr_cur *c, void *args)
-{
-	(void)c;
-	(void)args;
-	return true;
-}
-
-bool pmap_enc_void(struct xdr_out *o, const void *res)
-{
-	(void)o;
-	(void)res;
-	return true;
-}
-
 bool pmap_enc_bool_res(struct xdr_out *o, const void *resp)
 {
 	const struct pmap_bool_res *res = resp;

@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
+struct xdr_out;
+
 /* A view of bytes owned by someone else (usually the request buffer). */
 struct xdr_view {
 	const uint8_t *data;
@@ -50,6 +52,12 @@ bool xdr_dec_fixed(struct xdr_cur *c, uint32_t len, const uint8_t **data);
 bool xdr_dec_opaque(struct xdr_cur *c, uint32_t maxlen, struct xdr_view *v);
 /* A string: as opaque, and additionally refused if it contains a NUL byte. */
 bool xdr_dec_string(struct xdr_cur *c, uint32_t maxlen, struct xdr_view *v);
+/*
+ * The codec of XDR's void, shaped as an RPC procedure's decoder and encoder (every
+ * program's NULL procedure uses them): nothing is read or written.
+ */
+bool xdr_dec_void(struct xdr_cur *c, void *args);
+bool xdr_enc_void(struct xdr_out *o, const void *res);
 /* Skip @len bytes plus padding. */
 bool xdr_dec_skip(struct xdr_cur *c, uint32_t len);
 
