@@ -1028,9 +1028,11 @@ static void check_namespace(struct ctx *x, const struct fh *dir)
 /* ---- READDIR / READDIRPLUS over a big directory ---- */
 
 struct listing {
-	unsigned char seen[BIG_ENTRIES];
-	int dups, strays, entries, missing_attrs;
+	unsigned char *seen; /* per name e<N>, N < n */
+	int n;
+	int dups, strays, entries, missing_attrs, fresh;
 	char stray[64];
+	char last_name[32]; /* the last e<N> name of the last page */
 	uint64_t last_cookie;
 	char verf[NFS3_COOKIEVERFSIZE];
 	bool eof;
@@ -1045,11 +1047,16 @@ static void note_name(struct listing *l, const char *name)
 	l->count++;
 	if (!strcmp(name, ".") || !strcmp(name, ".."))
 		return;
-	if (sscanf(name, "e%d", &i) != 1 || i < 0 || i >= BIG_ENTRIES) {
+	if (name[0] == 'n') {
+		l->fresh++; /* created during the listing: may or may not be listed */
+		return;
+	}
+	if (sscanf(name, "e%d", &i) != 1 || i < 0 || i >= l->n) {
 		l->strays++;
 		snprintf(l->stray, sizeof(l->stray), "%s", name);
 		return;
 	}
+	snprintf(l->last_name, sizeof(l->last_name), "%s", name);
 	if (l->seen[i]++)
 		l->dups++;
 }
@@ -1126,15 +1133,30 @@ static int readdir_page(struct ctx *x, const struct fh *dir, bool plus, uint64_t
 	return (int)(plus ? c.res.readdirplus.status : c.res.readdir.status);
 }
 
-static void list_dir(struct ctx *x, const struct fh *dir, bool plus)
+/*
+ * List @dir, whose names are e<0..n-1>, page by page with READDIR or READDIRPLUS.
+ * With @gone (n flags: names removed by an earlier listing, not expected any more),
+ * between every two pages one new name is created and one name already listed is
+ * removed (and flagged in @gone): the cookies and the verifier must stay valid while
+ * the directory changes, so every e<N> still there must be seen exactly once.
+ */
+static void list_dir(struct ctx *x, const struct fh *dir, bool plus, int n, unsigned char *gone)
 {
+	bool mutate = gone != NULL;
 	const char *name = plus ? "readdirplus" : "readdir";
-	char label[64], verf[NFS3_COOKIEVERFSIZE] = {0};
+	char label[64], verf[NFS3_COOKIEVERFSIZE] = {0}, fresh[32];
 	struct listing *l = calloc(1, sizeof(*l));
 	uint64_t cookie = 0, mid_cookie = 0;
-	int pages = 0, st = NFS3_OK, missing = 0;
+	int pages = 0, st = NFS3_OK, missing = 0, max_pages = n / 4 + 100, idx;
+	unsigned char *was_gone = gone ? malloc((size_t)n) : NULL;
 
-	while (!l->eof && pages < 10000) {
+	l->n = n;
+	l->seen = calloc((size_t)n, 1);
+	if (!l->seen || (gone && !was_gone))
+		die("out of memory");
+	if (gone)
+		memcpy(was_gone, gone, (size_t)n);
+	while (!l->eof && pages < max_pages) {
 		st = readdir_page(x, dir, plus, cookie, verf, l);
 		if (st != NFS3_OK)
 			break;
@@ -1148,20 +1170,38 @@ static void list_dir(struct ctx *x, const struct fh *dir, bool plus)
 			memcpy(verf, l->verf, sizeof(verf));
 		else if (pages == 3)
 			mid_cookie = l->last_cookie;
+		else if (memcmp(verf, l->verf, sizeof(verf)) != 0) {
+			fail(name, "expected the same cookie verifier on page %d", pages);
+			st = -2;
+			break;
+		}
 		cookie = l->last_cookie;
+		if (mutate && !l->eof) {
+			snprintf(fresh, sizeof(fresh), "n%s%d", plus ? "p" : "", pages);
+			if (p3_create(x, dir, fresh, UNCHECKED, NULL, NULL) != NFS3_OK ||
+			    (l->last_name[0] && p3_remove(x, dir, l->last_name) != NFS3_OK)) {
+				fail(name, "expected to create %s and remove %s between pages",
+				     fresh, l->last_name);
+				st = -2;
+				break;
+			}
+			if (l->last_name[0] && sscanf(l->last_name, "e%d", &idx) == 1)
+				gone[idx] = 1;
+		}
 	}
 	snprintf(label, sizeof(label), "%s-pages", name);
 	if (st != -2 && expect(label, st, NFS3_OK)) {
-		for (int i = 0; i < BIG_ENTRIES; i++)
-			missing += !l->seen[i];
+		for (int i = 0; i < n; i++)
+			missing += !l->seen[i] && !(was_gone && was_gone[i]);
 		snprintf(label, sizeof(label), "%s-every-name-once", name);
 		if (!missing && !l->dups && !l->strays && pages > 2)
-			ok(label);
+			printf("ok %s: %d names in %d pages%s\n", label, n, pages,
+			       mutate ? ", the directory changing between pages" : "");
 		else
 			fail(label,
 			     "expected %d names each once in several pages got %d missing, %d "
 			     "duplicates, %d strays (%s) in %d pages",
-			     BIG_ENTRIES, missing, l->dups, l->strays, l->stray, pages);
+			     n, missing, l->dups, l->strays, l->stray, pages);
 	}
 	if (plus) {
 		snprintf(label, sizeof(label), "%s-attrs-handles", name);
@@ -1177,6 +1217,8 @@ static void list_dir(struct ctx *x, const struct fh *dir, bool plus)
 		snprintf(label, sizeof(label), "%s-bad-cookieverf", name);
 		expect(label, readdir_page(x, dir, plus, mid_cookie, verf, l), NFS3ERR_BAD_COOKIE);
 	}
+	free(was_gone);
+	free(l->seen);
 	free(l);
 }
 
@@ -1233,8 +1275,8 @@ static void check_readdir(struct ctx *x, const struct fh *dir)
 		return;
 	}
 	ok("create-2000");
-	list_dir(x, &big, false);
-	list_dir(x, &big, true);
+	list_dir(x, &big, false, BIG_ENTRIES, NULL);
+	list_dir(x, &big, true, BIG_ENTRIES, NULL);
 	expect_true("remove-2000", populate(x, &big, true) == 0, "every REMOVE to succeed");
 	expect("rmdir-big", p3_rmdir(x, dir, "big"), NFS3_OK);
 }
@@ -1408,6 +1450,35 @@ static int cmd_ro(const char *host, const char *path, const char *file)
 	expect("ro-remove", p3_remove(&x, &root, file), NFS3ERR_ROFS);
 	expect("ro-rename", p3_rename(&x, &root, file, &root, "renamed"), NFS3ERR_ROFS);
 	expect("ro-file-kept", p3_lookup(&x, &root, file, NULL, NULL, NULL), NFS3_OK);
+	ctx_close(&x);
+	printf("%s: %d failed\n", failures ? "FAILED" : "PASSED", failures);
+	return failures ? 1 : 0;
+}
+
+/*
+ * bigdir HOST PATH DIR N: DIR (in the export at PATH) holds e<0..N-1>; list it with
+ * READDIR and then READDIRPLUS while it changes between pages (see list_dir()).
+ */
+static int cmd_bigdir(const char *host, const char *path, const char *dirname, int n)
+{
+	struct ctx x = {0};
+	struct fh root, dir;
+
+	if (n <= 0) {
+		fprintf(stderr, "nfs3_procs bigdir: N must be a positive number of names\n");
+		return 2;
+	}
+	do_mount(host, path, &root);
+	ctx_connect(&x, host, "SHOAL_NFS_PORT", 2049);
+	unsigned char *gone = calloc((size_t)n, 1);
+
+	if (!gone)
+		die("out of memory");
+	if (expect("bigdir-lookup", p3_lookup(&x, &root, dirname, &dir, NULL, NULL), NFS3_OK)) {
+		list_dir(&x, &dir, false, n, gone);
+		list_dir(&x, &dir, true, n, gone);
+	}
+	free(gone);
 	ctx_close(&x);
 	printf("%s: %d failed\n", failures ? "FAILED" : "PASSED", failures);
 	return failures ? 1 : 0;
@@ -1588,7 +1659,7 @@ static int cmd_verify(const char *host, const char *path, const char *file, int 
 static void usage(void)
 {
 	fprintf(stderr, "usage: nfs3_procs procs|ro|mount|fh|getattr|read|readlink|lookup|"
-			"write-stable|verify HOST PATH [ARGS]\n");
+			"write-stable|verify|bigdir HOST PATH [ARGS]\n");
 	exit(2);
 }
 
@@ -1608,6 +1679,8 @@ int main(int argc, char **argv)
 		return cmd_mount(argv[2], argv[3]);
 	if (!strcmp(cmd, "write-stable") && argc == 7)
 		return cmd_write_stable(argv[2], argv[3], argv[4], atoi(argv[5]), atoi(argv[6]));
+	if (!strcmp(cmd, "bigdir") && argc == 6)
+		return cmd_bigdir(argv[2], argv[3], argv[4], atoi(argv[5]));
 	if (!strcmp(cmd, "verify") && argc == 6)
 		return cmd_verify(argv[2], argv[3], argv[4], atoi(argv[5]));
 	if (!strcmp(cmd, "fh") || !strcmp(cmd, "getattr") || !strcmp(cmd, "read") ||
