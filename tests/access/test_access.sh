@@ -15,7 +15,7 @@
 # What cannot be asserted: a hard link made (outside NFS) from inside an export to a file
 # outside it is served, as by knfsd: the link is in the export, and an inode has no
 # single parent to check. The test shows that such a file is reachable only by that name.
-# shellcheck source=../durability/lib.sh
+# shellcheck source=../integration/lib.sh
 . "${IT_LIB:?run me through tests/durability/suite.sh}"
 
 P=$IT_BUILD/tests/access/acc_probe

@@ -3,7 +3,7 @@
 # directories at once, checked against their models (conc_load.c) at checkpoints and at
 # the end; then the export directory itself is compared with what the server listed.
 # Short: 8 clients for 20 s; SOAK=1: 16 clients for CONC_SECONDS (default 300).
-# shellcheck source=../durability/lib.sh
+# shellcheck source=../integration/lib.sh
 . "${IT_LIB:?run me through tests/durability/suite.sh}"
 
 clients=${CONC_CLIENTS:-8}

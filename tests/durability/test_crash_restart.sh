@@ -6,7 +6,7 @@
 # survived (through its old handles and in the export directory) and that the write
 # verifier changed. The last round ends with SIGTERM; then the journal is replayed
 # against the export directory alone. Short: 5 kills; SOAK=1: DUR_KILLS (default 100).
-# shellcheck source=../durability/lib.sh
+# shellcheck source=../integration/lib.sh
 . "${IT_LIB:?run me through tests/durability/suite.sh}"
 
 DUR=$IT_BUILD/tests/durability/dur_load
@@ -70,7 +70,7 @@ while IFS= read -r -t 60 -u "$lin" l; do
 	printf '%s\n' "$l" >>"$out"
 	printf '    %s\n' "$l"
 done
-wait_rc "$load_pid" 30
+wait_pid "$load_pid" 30
 check load-exit-status 0 "$WAIT_RC"
 stop_server dur
 check kills "$kills" "$done_kills"
