@@ -12,7 +12,7 @@
 #   SUITE_NS        namespaces to create: "net" (default) or "mount net"
 #   SUITE_TIMEOUT   seconds each test may take (default 150)
 #   SUITE_FIGURES   extended regex of the output lines that state measured figures; they
-#                   are repeated at the end (a leading "summary: " is dropped)
+#                   are repeated at the end (with a leading "summary: " dropped)
 # Tests get IT_BUILD (the build directory) and IT_TMP (scratch, removed afterwards; each
 # test keeps its server logs in IT_TMP/<test>.*/*.log). A test that cannot run (no server
 # binary, no namespace, no such test) counts as failed, never as skipped.
@@ -87,7 +87,7 @@ for t in "${tests[@]}"; do
 	if [ -n "${SUITE_FIGURES:-}" ]; then
 		while IFS= read -r l; do
 			figures+=("$l")
-		done < <(sed 's/^ *//; s/^summary: //' "$log" | grep -E "$SUITE_FIGURES")
+		done < <(sed 's/^ *//' "$log" | grep -E "$SUITE_FIGURES" | sed 's/^summary: //')
 	fi
 	if [ "$rc" -eq 0 ]; then
 		passed=$((passed + 1))

@@ -17,5 +17,5 @@ if [ "$mode" = soak ]; then
 	timeout=${IT_SOAK_TIMEOUT:-3600}
 fi
 export SOAK IT_LIB="$here/../integration/lib.sh"
-SUITE_TIMEOUT=$timeout SUITE_FIGURES='^(crash-restart|concurrency|access): ' \
+SUITE_TIMEOUT=$timeout SUITE_FIGURES='^summary: ' \
 	exec bash "$here/../run-suite.sh" "$(basename "$dir") ($mode)" "$dir" "$build"
