@@ -109,7 +109,9 @@ wait_pid() {
 	wait -n -p done_pid "$pid" "$dog"
 	rc=$?
 	if [ "${done_pid:-}" = "$pid" ]; then
-		kill "$dog" 2>/dev/null
+		# SIGKILL: a forked shell that has not yet become "sleep" would otherwise run
+		# this script's TERM and EXIT traps (it_cleanup) and kill the servers.
+		kill -KILL "$dog" 2>/dev/null
 		wait "$dog" 2>/dev/null
 		WAIT_RC=$rc
 	else
