@@ -416,8 +416,8 @@ static const struct rpc_proc mount_procs1[MOUNT_NPROCS1] = {
 	[MOUNTPROC_UMNTALL] = PROC("UMNTALL", xdr_dec_void, mount_umntall, xdr_enc_void, 0, 0),
 	[MOUNTPROC_EXPORT] = PROC("EXPORT", xdr_dec_void, mount_export, mount_enc_export_res, 0,
 				  sizeof(struct mount_export_res)),
-	[MOUNTPROC_EXPORTALL] = PROC("EXPORTALL", xdr_dec_void, mount_export,
-				     mount_enc_export_res, 0, sizeof(struct mount_export_res)),
+	[MOUNTPROC_EXPORTALL] = PROC("EXPORTALL", xdr_dec_void, mount_export, mount_enc_export_res,
+				     0, sizeof(struct mount_export_res)),
 };
 
 static const struct rpc_version mount_versions[] = {
