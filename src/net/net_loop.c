@@ -5,9 +5,9 @@
  * Receive: one recv() per readiness into the connection's 64 KiB buffer, then every
  * complete record in it is copied into a pooled request (small calls need no malloc);
  * the rest of a large fragment is received straight into the request's big buffer.
- * Send: replies are queued on the connection and, at the end of each loop iteration,
- * every dirty connection is flushed with one sendmsg() that carries as many queued
- * replies as fit; what the socket does not take waits for EPOLLOUT.
+ * Send: replies are queued on the connection and, once the event that produced them has
+ * been handled, every dirty connection is flushed with one sendmsg() that carries as
+ * many queued replies as fit; what the socket does not take waits for EPOLLOUT.
  * Back-pressure: with NET_MAX_INFLIGHT calls in progress, NET_MAX_QUEUED reply bytes
  * queued or NET_MAX_BLOCKING calls in the blocking pool (whose replies, up to a record
  * each, are not counted yet), a connection stops reading until it drains.
@@ -712,8 +712,10 @@ void *net_loop_main(void *arg)
 				conn_event((struct net_conn *)ev, evs[i].events);
 				break;
 			}
+			/* Send what this event produced now: a connection's replies must not
+			 * wait while the loop serves the other connections that are ready. */
+			loop_flush(l);
 		}
-		loop_flush(l);
 	}
 	while (l->conns)
 		conn_close(l->conns);
