@@ -92,37 +92,16 @@ __attribute__((format(printf, 2, 3))) static void fail(const char *name, const c
 	funlockfile(stdout);
 }
 
-__attribute__((format(printf, 1, 2), noreturn)) static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("FAIL fatal: ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	exit(2);
-}
-
-static uint64_t mix(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ull;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
-
 static uint64_t rnd(struct client *cl)
 {
-	cl->rng = mix(cl->rng);
+	cl->rng = nfsc_mix(cl->rng);
 	return cl->rng;
 }
 
 static void fill(uint8_t *buf, size_t len, uint64_t seed)
 {
 	for (size_t i = 0; i < len; i++)
-		buf[i] = (uint8_t)(mix(seed + i) | 1); /* never 0: a hole is always visible */
+		buf[i] = (uint8_t)(nfsc_mix(seed + i) | 1); /* never 0: a hole is always visible */
 }
 
 static void name_of(int c, int k, char *out, size_t cap)
@@ -452,7 +431,7 @@ static void one_op(struct client *cl)
 		int st;
 
 		if (!l)
-			die("out of memory");
+			nfsc_die("out of memory");
 		l->n = 0;
 		st = nfsc_readdir(&cl->c, &dirs[d], collect, l);
 		if (rpc_ok(cl, "readdir", st)) {
@@ -502,7 +481,7 @@ static void *client_main(void *arg)
 	struct client *cl = arg;
 
 	if (nfsc_connect(&cl->c, host, nfs_port, rpc_timeout))
-		die("client %d: connect: %s", cl->id, cl->c.err);
+		nfsc_die("client %d: connect: %s", cl->id, cl->c.err);
 	for (;;) {
 		if (atomic_load(&pause_req)) {
 			pthread_barrier_wait(&barrier); /* paused: main checks */
@@ -511,7 +490,7 @@ static void *client_main(void *arg)
 				break;
 		}
 		if (nfsc_broken(&cl->c))
-			die("client %d: connection lost: %s", cl->id, cl->c.err);
+			nfsc_die("client %d: connection lost: %s", cl->id, cl->c.err);
 		one_op(cl);
 	}
 	nfsc_close(&cl->c);
@@ -584,34 +563,34 @@ static void setup(const char *export, uint64_t seed)
 	int st;
 
 	if (nfsc_connect(&c, host, p ? atoi(p) : 20048, rpc_timeout))
-		die("connect to the mount port: %s", c.err);
+		nfsc_die("connect to the mount port: %s", c.err);
 	st = nfsc_mnt(&c, export, &root);
 	nfsc_close(&c);
 	if (st != MNT3_OK)
-		die("MNT %s: expected MNT3_OK got %s", export, nfsc_mntname(st));
+		nfsc_die("MNT %s: expected MNT3_OK got %s", export, nfsc_mntname(st));
 	if (nfsc_connect(&c, host, nfs_port, rpc_timeout))
-		die("connect: %s", c.err);
+		nfsc_die("connect: %s", c.err);
 	for (int d = 0; d < NDIRS; d++) {
 		char nm[16];
 
 		snprintf(nm, sizeof(nm), "d%d", d);
 		st = nfsc_mkdir(&c, &root, nm, 0755, &dirs[d]);
 		if (st != NFS3_OK)
-			die("MKDIR %s: expected NFS3_OK got %s", nm, nfsc_stname(st));
+			nfsc_die("MKDIR %s: expected NFS3_OK got %s", nm, nfsc_stname(st));
 	}
 	st = nfsc_create(&c, &root, "shared", GUARDED, 0644, &shared, &a);
 	if (st != NFS3_OK)
-		die("CREATE shared: expected NFS3_OK got %s", nfsc_stname(st));
+		nfsc_die("CREATE shared: expected NFS3_OK got %s", nfsc_stname(st));
 	shared_fileid = a.fileid;
 	/* The shared file starts as zeros over every region, so the model starts at zero. */
 	st = nfsc_write(&c, &shared, 0, zero, (uint32_t)(nclients * REGION), FILE_SYNC, NULL, NULL,
 			NULL);
 	if (st != NFS3_OK)
-		die("WRITE shared: expected NFS3_OK got %s", nfsc_stname(st));
+		nfsc_die("WRITE shared: expected NFS3_OK got %s", nfsc_stname(st));
 	nfsc_close(&c);
 	for (int i = 0; i < nclients; i++) {
 		clients[i].id = i;
-		clients[i].rng = mix(seed ^ (uint64_t)(i + 1) << 32);
+		clients[i].rng = nfsc_mix(seed ^ (uint64_t)(i + 1) << 32);
 		for (int k = 0; k < NNAMES; k++)
 			clients[i].names[k].dir = -1;
 	}
@@ -637,18 +616,18 @@ int main(int argc, char **argv)
 	every = atoi(argv[5]);
 	seed = strtoull(argv[6], NULL, 0);
 	if (nclients < 1 || nclients > MAXCLIENTS || seconds < 1 || every < 10)
-		die("bad CLIENTS, SECONDS or CHECKPOINT_MS");
+		nfsc_die("bad CLIENTS, SECONDS or CHECKPOINT_MS");
 	p = getenv("SHOAL_NFS_PORT");
 	nfs_port = p ? atoi(p) : 2049;
 	p = getenv("SHOAL_RPC_TIMEOUT");
 	rpc_timeout = p ? atoi(p) : 30;
 	setup(argv[2], seed);
 	if (nfsc_connect(&c, host, nfs_port, rpc_timeout))
-		die("connect: %s", c.err);
+		nfsc_die("connect: %s", c.err);
 	pthread_barrier_init(&barrier, NULL, (unsigned)nclients + 1);
 	for (int i = 0; i < nclients; i++)
 		if (pthread_create(&clients[i].tid, NULL, client_main, &clients[i]))
-			die("pthread_create");
+			nfsc_die("pthread_create");
 	end = now_ms() + seconds * 1000L;
 	for (next = now_ms() + every;; next += every) {
 		bool last;

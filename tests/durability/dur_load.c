@@ -82,27 +82,6 @@ __attribute__((format(printf, 2, 3))) static void fail(const char *name, const c
 	atomic_fetch_add(&failures, 1);
 }
 
-__attribute__((format(printf, 1, 2), noreturn)) static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("FAIL fatal: ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	exit(2);
-}
-
-static uint64_t mix(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ull;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
-
 static void put32(uint8_t *p, uint32_t v)
 {
 	memcpy(p, &v, 4);
@@ -119,14 +98,14 @@ static uint32_t get32(const uint8_t *p)
 /* The contents of block @b of file @f written with generation @gen (never all zero). */
 static void pattern(uint8_t *out, int f, int b, uint32_t gen)
 {
-	uint64_t s = mix(((uint64_t)f << 48) ^ ((uint64_t)b << 32) ^ gen);
+	uint64_t s = nfsc_mix(((uint64_t)f << 48) ^ ((uint64_t)b << 32) ^ gen);
 
 	put32(out, (uint32_t)f);
 	put32(out + 4, (uint32_t)b);
 	put32(out + 8, gen);
 	put32(out + 12, ~gen);
 	for (int i = 16; i < BLK; i += 8) {
-		s = mix(s);
+		s = nfsc_mix(s);
 		memcpy(out + i, &s, 8);
 	}
 }
@@ -225,10 +204,10 @@ static void journal(const char *fmt, ...)
 	va_end(ap);
 	pthread_mutex_lock(&journal_lock);
 	if (write(journal_fd, line, (size_t)n) != n)
-		die("journal write: %s", strerror(errno));
+		nfsc_die("journal write: %s", strerror(errno));
 	/* An acknowledgement is on disk before we rely on it. */
 	if (line[0] == 'A' && fdatasync(journal_fd) != 0)
-		die("journal fdatasync: %s", strerror(errno));
+		nfsc_die("journal fdatasync: %s", strerror(errno));
 	pthread_mutex_unlock(&journal_lock);
 }
 
@@ -253,7 +232,7 @@ struct writer {
 
 static uint64_t rnd(uint64_t *s)
 {
-	*s = mix(*s);
+	*s = nfsc_mix(*s);
 	return *s;
 }
 
@@ -375,11 +354,11 @@ static void do_mount(struct nfsc_fh *root)
 	int st;
 
 	if (nfs_connect(&mc, mount_port))
-		die("connect to mount port %d: %s", mount_port, mc.err);
+		nfsc_die("connect to mount port %d: %s", mount_port, mc.err);
 	st = nfsc_mnt(&mc, export_path, root);
 	nfsc_close(&mc);
 	if (st != MNT3_OK)
-		die("MNT %s: expected MNT3_OK got %s", export_path, nfsc_mntname(st));
+		nfsc_die("MNT %s: expected MNT3_OK got %s", export_path, nfsc_mntname(st));
 }
 
 /* Verify every file through NFS with the handles held from before the restart. */
@@ -464,13 +443,13 @@ static int cmd_run(char **argv)
 	export_path = argv[1];
 	export_dir = argv[2];
 	if (nwriters < 1 || nwriters > MAXFILES || kills < 0)
-		die("bad WRITERS or KILLS");
+		nfsc_die("bad WRITERS or KILLS");
 	journal_fd = open(argv[3], O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
 	if (journal_fd < 0)
-		die("journal %s: %s", argv[3], strerror(errno));
+		nfsc_die("journal %s: %s", argv[3], strerror(errno));
 	do_mount(&root);
 	if (nfs_connect(&c, nfs_port))
-		die("connect to nfs port %d: %s", nfs_port, c.err);
+		nfsc_die("connect to nfs port %d: %s", nfs_port, c.err);
 	nfiles = nwriters;
 	for (int f = 0; f < nfiles; f++) {
 		int st;
@@ -478,7 +457,8 @@ static int cmd_run(char **argv)
 		snprintf(files[f].name, sizeof(files[f].name), "dur.%d", f);
 		st = nfsc_create(&c, &root, files[f].name, GUARDED, 0644, &files[f].fh, NULL);
 		if (st != NFS3_OK)
-			die("CREATE %s: expected NFS3_OK got %s", files[f].name, nfsc_stname(st));
+			nfsc_die("CREATE %s: expected NFS3_OK got %s", files[f].name,
+				 nfsc_stname(st));
 		journal("F %d %s\n", f, files[f].name);
 	}
 	check_new_verf(&c);
@@ -488,9 +468,9 @@ static int cmd_run(char **argv)
 
 		for (int i = 0; i < nwriters; i++) {
 			ws[i] = (struct writer){.f = i,
-						.rng = seed ^ mix((uint64_t)round << 8 | i)};
+						.rng = seed ^ nfsc_mix((uint64_t)round << 8 | i)};
 			if (pthread_create(&ws[i].tid, NULL, writer_main, &ws[i]))
-				die("pthread_create");
+				nfsc_die("pthread_create");
 		}
 		if (round > kills) {
 			/* The last round ends by a clean stop, so there is nothing to wait for:
@@ -505,14 +485,14 @@ static int cmd_run(char **argv)
 		printf("round %d stopped\n", round);
 		fflush(stdout);
 		if (!wait_go(rpc_timeout * 2))
-			die("expected a line on stdin after the server restarted");
+			nfsc_die("expected a line on stdin after the server restarted");
 		/* Same mount root across the restart, and the old handles still work. */
 		do_mount(&root2);
 		if (root2.len != root.len || memcmp(root2.data, root.data, root.len))
 			fail("root-handle", "expected the same root handle after restart %d",
 			     round);
 		if (nfs_connect(&c, nfs_port))
-			die("reconnect to nfs port %d: %s", nfs_port, c.err);
+			nfsc_die("reconnect to nfs port %d: %s", nfs_port, c.err);
 		verify_nfs(&c, &t);
 		for (int f = 0; f < nfiles; f++)
 			check_file_direct(f, &t);
@@ -547,7 +527,7 @@ static int cmd_verify(const char *jpath, const char *dir)
 	char line[256];
 
 	if (!j)
-		die("journal %s: %s", jpath, strerror(errno));
+		nfsc_die("journal %s: %s", jpath, strerror(errno));
 	export_dir = dir;
 	while (fgets(line, sizeof(line), j)) {
 		int f, b, n;
@@ -568,7 +548,7 @@ static int cmd_verify(const char *jpath, const char *dir)
 				if (files[f].acked[b + i] < gen)
 					files[f].acked[b + i] = gen;
 		} else {
-			die("journal %s: bad line '%s'", jpath, line);
+			nfsc_die("journal %s: bad line '%s'", jpath, line);
 		}
 	}
 	fclose(j);

@@ -6,6 +6,7 @@
  * pointer (handles, READ data, READDIR entries) is copied out by a per-call hook.
  */
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -642,4 +643,25 @@ int nfsc_readdir(struct nfsc *c, const struct nfsc_fh *dir, nfsc_dirent_fn fn, v
 		cookie = k.last_cookie;
 		memcpy(verf, k.cookieverf, sizeof(verf));
 	}
+}
+
+void nfsc_die(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("FAIL fatal: ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	exit(2);
+}
+
+uint64_t nfsc_mix(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
 }

@@ -88,4 +88,9 @@ typedef void (*nfsc_dirent_fn)(void *arg, const char *name, uint64_t fileid);
 /* The whole listing of @dir, following cookies until eof. */
 int nfsc_readdir(struct nfsc *c, const struct nfsc_fh *dir, nfsc_dirent_fn fn, void *arg);
 
+/* Print "FAIL fatal: ..." and exit with status 2: the tool itself could not go on. */
+__attribute__((format(printf, 1, 2), noreturn)) void nfsc_die(const char *fmt, ...);
+/* A 64-bit mixing function (splitmix64's finalizer): deterministic patterns and RNGs. */
+uint64_t nfsc_mix(uint64_t x);
+
 #endif
