@@ -1,3 +1,3 @@
-# core: arena, logging, hashing (no protocol knowledge)
+# core: arena, logging, hashing, checksums (no protocol knowledge)
 LIB_SRCS += $(wildcard src/core/*.c)
-UNIT_TESTS += tests/unit/core/test_siphash.c
+UNIT_TESTS += tests/unit/core/test_siphash.c tests/unit/core/test_crc32c.c

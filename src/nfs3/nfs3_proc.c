@@ -610,6 +610,14 @@ static bool nfs3_write_blocks(const void *argp)
 	return args->stable != NFS3_UNSTABLE;
 }
 
+/* A size change may free many blocks, and waits for room in the stable-write log. */
+static bool nfs3_setattr_blocks(const void *argp)
+{
+	const struct nfs3_setattr_args *args = argp;
+
+	return args->attr.set_size;
+}
+
 /* A large READ may wait for the disk; small ones are served on the loop. */
 static bool nfs3_read_blocks(const void *argp)
 {
@@ -632,7 +640,8 @@ static bool nfs3_read_blocks(const void *argp)
  * Non-idempotent procedures (those that create, remove or rename, and SETATTR/WRITE,
  * whose retransmission after a later change would undo it) keep their reply in the
  * duplicate request cache; COMMIT is idempotent. COMMIT and the READDIRs always run in
- * the blocking pool, stable WRITEs and large READs when their arguments say so;
+ * the blocking pool, stable WRITEs, size-changing SETATTRs and large READs when their
+ * arguments say so;
  * everything else is served on the event loop. SETATTR is encoded by
  * nfs3_enc_wccstat_res, hence its result type; the codec decodes READLINK, FSSTAT,
  * FSINFO and PATHCONF as GETATTR (a handle) and COMMIT as READ (same layout).
@@ -647,7 +656,7 @@ static const struct rpc_proc nfs3_procs[NFS3_NPROCS] = {
 		  .drc = RPC_DRC_NONE),
 	NFS3_PROC(NFS3PROC_SETATTR, "SETATTR", nfs3_dec_setattr_args, nfs3_setattr,
 		  nfs3_enc_wccstat_res, struct nfs3_setattr_args, struct nfs3_wccstat_res,
-		  .drc = RPC_DRC_REPLY),
+		  .drc = RPC_DRC_REPLY, .blocking_if = nfs3_setattr_blocks),
 	NFS3_PROC(NFS3PROC_LOOKUP, "LOOKUP", nfs3_dec_lookup_args, nfs3_lookup, nfs3_enc_lookup_res,
 		  struct nfs3_lookup_args, struct nfs3_lookup_res, .drc = RPC_DRC_NONE),
 	NFS3_PROC(NFS3PROC_ACCESS, "ACCESS", nfs3_dec_access_args, nfs3_access, nfs3_enc_access_res,

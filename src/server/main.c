@@ -25,6 +25,7 @@
 #include "nfs3/nfs3.h"
 #include "portmap/portmap.h"
 #include "rpc/rpc.h"
+#include "server/stable_log.h"
 #include "vfs/vfs.h"
 
 #define SHOAL_VERSION "0.1.0"
@@ -44,6 +45,7 @@ struct config {
 	int nfs_port, mount_port, pmap_port; /* -1 = default */
 	bool no_portmap, rpcbind;
 	unsigned threads, io_threads;
+	unsigned stable_log_mib, stable_log_ms;
 	int ready_fd;
 };
 
@@ -66,8 +68,15 @@ static void usage(FILE *f)
 		   "      --bind ADDR       listen on this address only (default: all)\n"
 		   "      --threads N       event-loop threads (default: one per CPU)\n"
 		   "      --io-threads N    threads for blocking work such as fsync (default 8)\n"
-		   "      --state-dir DIR   where the file-handle key is kept (default\n"
-		   "                        /var/lib/shoal as root, else ~/.local/state/shoal)\n"
+		   "      --state-dir DIR   where the file-handle key and the stable-write log\n"
+		   "                        are kept (default /var/lib/shoal as root, else\n"
+		   "                        ~/.local/state/shoal); must be on stable storage\n"
+		   "      --stable-log MIB  make stable WRITEs durable through a log of MIB MiB\n"
+		   "                        (16 or more) in the state directory instead of an\n"
+		   "                        fsync each (default 0: fsync; a log left by a crash\n"
+		   "                        is replayed at start either way)\n"
+		   "      --stable-log-interval MS   flush logged files and retire their\n"
+		   "                        records at least this often (default 1000)\n"
 		   "      --log-level L     error, warn, info (default) or debug\n"
 		   "      --syslog          log to syslog instead of stderr\n"
 		   "      --ready-fd N      when serving, write \"ready nfs=P mount=P portmap=P\"\n"
@@ -102,6 +111,8 @@ enum {
 	OPT_THREADS,
 	OPT_IO_THREADS,
 	OPT_STATE_DIR,
+	OPT_STABLE_LOG,
+	OPT_STABLE_LOG_MS,
 	OPT_LOG_LEVEL,
 	OPT_SYSLOG,
 	OPT_READY_FD
@@ -121,6 +132,8 @@ static int parse_args(int argc, char **argv, struct config *cfg, bool *done)
 		{"threads", required_argument, NULL, OPT_THREADS},
 		{"io-threads", required_argument, NULL, OPT_IO_THREADS},
 		{"state-dir", required_argument, NULL, OPT_STATE_DIR},
+		{"stable-log", required_argument, NULL, OPT_STABLE_LOG},
+		{"stable-log-interval", required_argument, NULL, OPT_STABLE_LOG_MS},
 		{"log-level", required_argument, NULL, OPT_LOG_LEVEL},
 		{"syslog", no_argument, NULL, OPT_SYSLOG},
 		{"ready-fd", required_argument, NULL, OPT_READY_FD},
@@ -174,6 +187,26 @@ static int parse_args(int argc, char **argv, struct config *cfg, bool *done)
 			break;
 		case OPT_STATE_DIR:
 			cfg->state_dir = optarg;
+			break;
+		case OPT_STABLE_LOG:
+			if (!parse_uint(optarg, 65536, &v) || (v && v < 16)) {
+				fprintf(stderr,
+					"shoal-server: --stable-log: expected 0 (off) or "
+					"16 to 65536 MiB, not '%s'\n",
+					optarg);
+				return 2;
+			}
+			cfg->stable_log_mib = (unsigned)v;
+			break;
+		case OPT_STABLE_LOG_MS:
+			if (!parse_uint(optarg, 3600000, &v) || v < 10) {
+				fprintf(stderr,
+					"shoal-server: --stable-log-interval: expected 10 to "
+					"3600000 ms, not '%s'\n",
+					optarg);
+				return 2;
+			}
+			cfg->stable_log_ms = (unsigned)v;
 			break;
 		case OPT_LOG_LEVEL:
 			if (!log_parse_level(optarg, &lvl)) {
@@ -431,6 +464,7 @@ static int serve(const struct config *cfg)
 	struct export_table *t;
 	struct net_server *s;
 	struct ports ports = {0};
+	struct wlog *wl;
 	sigset_t sigs;
 	int rc, sig;
 
@@ -446,15 +480,20 @@ static int serve(const struct config *cfg)
 	if (rc)
 		return 1;
 	export_table_publish(t);
+	/* what a crash left in the stable-write log reaches the files before anyone looks */
+	if (stable_log_start(cfg->state_dir, cfg->stable_log_mib, cfg->stable_log_ms, &wl))
+		return 1;
 
 	if (rpc_register(&portmap_program) || rpc_register(&mount_program) ||
 	    rpc_register(&nfs3_program)) {
 		log_error("cannot register the RPC programs");
+		stable_log_stop(wl);
 		return 1;
 	}
 	rc = net_server_new(&nopts, &s);
 	if (rc) {
 		log_error("cannot create the server: %s", strerror(-rc));
+		stable_log_stop(wl);
 		return 1;
 	}
 	rc = start_listeners(s, cfg, &ports);
@@ -464,6 +503,7 @@ static int serve(const struct config *cfg)
 		if (rc != -EADDRINUSE && rc != -EACCES)
 			log_error("cannot start: %s", strerror(-rc));
 		net_server_free(s);
+		stable_log_stop(wl);
 		return 1;
 	}
 	register_ports(cfg, &ports);
@@ -484,6 +524,7 @@ static int serve(const struct config *cfg)
 	net_server_stop(s, SHUTDOWN_GRACE_MS);
 	net_server_free(s);
 	sync_exports();
+	stable_log_stop(wl);
 	export_table_publish(NULL);
 	log_info("stopped");
 	return 0;
@@ -496,6 +537,8 @@ int main(int argc, char **argv)
 		.mount_port = -1,
 		.pmap_port = -1,
 		.ready_fd = -1,
+		.stable_log_mib = 0,
+		.stable_log_ms = 1000,
 	};
 	char state_buf[PATH_MAX];
 	bool done;

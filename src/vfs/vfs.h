@@ -174,6 +174,21 @@ int vfs_export_check(struct vfs_export *ve, const char *path);
 /* The handle of the export's root directory. */
 int vfs_export_root(struct vfs_export *ve, struct vfs_fh *out);
 
+/* ---- the stable-write log (src/wlog) ---- */
+
+struct wlog;
+struct wlog_rec;
+/*
+ * Make stable WRITEs durable through @w instead of an fsync each (NULL: fsync them).
+ * Set it before serving and clear it only after the last call finished.
+ */
+void vfs_set_wlog(struct wlog *w);
+/*
+ * Apply one record of a log being replayed (the key is a handle of export @ve).
+ * Returns 0, -ESTALE when the file no longer exists, or another negative errno.
+ */
+int vfs_replay(struct vfs_export *ve, const struct wlog_rec *r);
+
 /*
  * The export id a handle claims, read without authenticating it (used to find the
  * export, whose vfs_node_get() then authenticates everything). -VFS_EBADHANDLE if

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "backend/posix/posix.h"
+#include "core/log.h"
 #include "vfs/vfs_internal.h"
 
 #define SHARD_BUCKETS 256
@@ -165,6 +166,8 @@ static int insert(struct vfs_export *ve, const struct vfs_fh *fh, int fd, mode_t
 	n->hash = hash;
 	n->fd = fd;
 	atomic_init(&n->data, -1);
+	/* any record not yet retired may be of this file: it came before the node */
+	atomic_init(&n->wlog_seq, vfs_wlog_seq_now());
 	n->type = type;
 	n->fh = *fh;
 	n->refs = 1;
@@ -486,6 +489,10 @@ void vfs_export_put(struct vfs_export *ve)
 {
 	if (!ve || atomic_fetch_sub_explicit(&ve->refs, 1, memory_order_acq_rel) != 1)
 		return;
+	/* A checkpoint of the stable-write log syncs only the exports still served: make
+	 * this one's logged writes durable before it drops out of sight. */
+	if (vfs_wlog && syncfs(ve->mount_fd) < 0)
+		log_error("%s: cannot flush to stable storage: %s", ve->path, strerror(errno));
 	vfs_cache_fini(ve);
 	ve->be->close(ve->root_fd);
 	ve->be->close(ve->mount_fd);

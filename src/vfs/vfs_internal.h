@@ -69,6 +69,8 @@ struct vfs_node {
 	_Atomic int data;
 	mode_t type; /* S_IFMT bits */
 	struct vfs_fh fh;
+	/* The last stable-write log record that may be of this file (vfs_wlog.c). */
+	_Atomic uint64_t wlog_seq;
 };
 
 /* vfs_fh.c */
@@ -92,6 +94,19 @@ void vfs_cache_forget(struct vfs_export *ve, const struct vfs_fh *fh);
 int vfs_node_from_fd(struct vfs_export *ve, int fd, struct vfs_attr *attr, struct vfs_node **out);
 /* The I/O descriptor of a regular file, opened on first use. */
 int vfs_node_data_fd(struct vfs_node *node, int *fd, bool *writable);
+
+/* vfs_wlog.c: the stable-write log, or NULL when stable writes fsync. */
+extern struct wlog *vfs_wlog;
+/* Write @len bytes at @offset of @fd and make them stable through the log (or by an
+ * fsync when the log cannot take them). Bytes written, or a negative errno. */
+ssize_t vfs_wlog_write(struct vfs_node *node, int fd, const void *data, uint32_t len,
+		       uint64_t offset, enum vfs_stable stable);
+/* Log that @node's size became @size, in order with its logged writes. */
+void vfs_wlog_truncate(struct vfs_node *node, uint64_t size);
+/* Retire every log record of @node, so that no replay can undo what follows. */
+void vfs_wlog_retire(struct vfs_node *node);
+/* What a new node of the cache records as its last log record. */
+uint64_t vfs_wlog_seq_now(void);
 
 /* vfs_ops.c */
 /* Apply @sa to @node whose current attributes are @st, as the caller @ctx.

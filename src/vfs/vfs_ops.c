@@ -56,7 +56,10 @@ static int set_size(const struct vfs_ctx *ctx, struct vfs_node *node, const stru
 		return err;
 	if (!writable)
 		return -EROFS;
-	return node->ve->be->truncate(fd, size);
+	err = node->ve->be->truncate(fd, size);
+	if (!err && size != (uint64_t)st->st_size)
+		vfs_wlog_truncate(node, size);
+	return err;
 }
 
 int vfs_apply_sattr(const struct vfs_ctx *ctx, struct vfs_node *node, const struct stat *st,
@@ -295,8 +298,10 @@ int vfs_write(const struct vfs_ctx *ctx, struct vfs_node *node, uint64_t offset,
 		return err;
 	if (!writable)
 		return -EROFS;
-	/* One syscall: RWF_DSYNC / RWF_SYNC make the data (and metadata) stable. */
-	r = node->ve->be->pwrite(fd, data, len, offset, (enum bk_sync)stable);
+	if (stable != VFS_UNSTABLE && vfs_wlog)
+		r = vfs_wlog_write(node, fd, data, len, offset, stable);
+	else /* one syscall: RWF_DSYNC / RWF_SYNC make the data (and metadata) stable */
+		r = node->ve->be->pwrite(fd, data, len, offset, (enum bk_sync)stable);
 	if (r < 0)
 		return (int)r;
 	*written = (uint32_t)r;
@@ -325,6 +330,9 @@ int vfs_commit(const struct vfs_ctx *ctx, struct vfs_node *node, uint64_t offset
 	err = vfs_node_data_fd(node, &fd, &writable);
 	if (err)
 		return err;
+	/* Logged stable writes of this file could otherwise be replayed over what this
+	 * COMMIT makes durable. */
+	vfs_wlog_retire(node);
 	/* fsync, not fdatasync: unstable writes may have changed the size. */
 	err = node->ve->be->fsync(fd, false);
 	vfs_wcc_post(wcc, node);

@@ -21,6 +21,8 @@
  * After KILLS restarts it prints the totals and exits 0 only if nothing was lost.
  * "verify" replays a journal and checks EXPORT_DIR alone (the server stopped).
  * Ports come from SHOAL_NFS_PORT and SHOAL_MOUNT_PORT; calls wait SHOAL_RPC_TIMEOUT s.
+ * DUR_STABLE_ONLY=1 leaves out UNSTABLE+COMMIT: every acknowledged byte then came from a
+ * FILE_SYNC or DATA_SYNC reply (test_log_replay.sh needs that).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -303,6 +305,8 @@ static int write_run(struct nfsc *c, struct writer *w, stable_how how, struct pe
 	return 0;
 }
 
+static bool stable_only; /* DUR_STABLE_ONLY=1 */
+
 static void *writer_main(void *arg)
 {
 	struct writer *w = arg;
@@ -313,7 +317,7 @@ static void *writer_main(void *arg)
 		return NULL;
 	}
 	for (;;) {
-		uint64_t r = rnd(&w->rng) % 3;
+		uint64_t r = rnd(&w->rng) % (stable_only ? 2 : 3);
 		struct pending batch[MAXBATCH];
 		uint8_t verf[8];
 		int n, st;
@@ -571,6 +575,8 @@ int main(int argc, char **argv)
 	mount_port = p ? atoi(p) : 20048;
 	p = getenv("SHOAL_RPC_TIMEOUT");
 	rpc_timeout = p ? atoi(p) : 30;
+	p = getenv("DUR_STABLE_ONLY");
+	stable_only = p && strcmp(p, "1") == 0;
 	if (argc == 9 && strcmp(argv[1], "run") == 0)
 		return cmd_run(argv + 2);
 	if (argc == 4 && strcmp(argv[1], "verify") == 0)

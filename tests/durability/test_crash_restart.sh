@@ -6,6 +6,9 @@
 # survived (through its old handles and in the export directory) and that the write
 # verifier changed. The last round ends with SIGTERM; then the journal is replayed
 # against the export directory alone. Short: 5 kills; SOAK=1: DUR_KILLS (default 100).
+# The server instances alternate between the stable-write log (--stable-log 64: odd
+# instances) and an fsync per stable write (even ones), so every restart also replays
+# a log that was killed, into a server that does or does not keep using one.
 # shellcheck source=../integration/lib.sh
 . "${IT_LIB:?run me through tests/durability/suite.sh}"
 
@@ -24,7 +27,12 @@ RANDOM=$seed
 exp=$T/export
 mkdir -p "$exp"
 ports=(--nfs-port 2049 --mount-port 20048 --no-portmap --state-dir "$T/state")
-start_server dur "${ports[@]}" "$exp" || it_done
+# log_args N: the stable-write log setting of server instance N.
+log_args() {
+	if (($1 % 2)); then echo --stable-log 64; else echo --stable-log 0; fi
+}
+# shellcheck disable=SC2046 # log_args prints two words on purpose
+start_server dur "${ports[@]}" $(log_args 1) "$exp" || it_done
 
 coproc LOAD { "$DUR" run 127.0.0.1 "$exp" "$exp" "$T/journal" "$writers" "$kills" "$seed" 2>&1; }
 load_pid=$LOAD_PID # set by coproc
@@ -59,7 +67,8 @@ while :; do
 		done_kills=$((done_kills + 1))
 	fi
 	expect_line "^round $round stopped" 60 || break
-	start_server dur "${ports[@]}" "$exp" || break
+	# shellcheck disable=SC2046
+	start_server dur "${ports[@]}" $(log_args $((round + 1))) "$exp" || break
 	echo go >&"$lout"
 	expect_line "^round $round verified" 120 || break
 	[ "$round" -gt "$kills" ] && break

@@ -18,11 +18,10 @@
 #include "client.h"
 #include "engine.h"
 
-#define SLOT_BITS      8 /* XID low bits name the slot: at most 256 logical ops in flight */
-#define MAX_SLOTS      (1u << SLOT_BITS)
-#define NAME_MAX_LEN   32
-#define BENCH_SLACK_NS 1000000 /* issue up to 1 ms early to batch calls per wake-up */
-#define BENCH_RTRUNC   1024    /* reply bytes kept: the engine reads only the status */
+#define SLOT_BITS    8 /* XID low bits name the slot: at most 256 logical ops in flight */
+#define MAX_SLOTS    (1u << SLOT_BITS)
+#define NAME_MAX_LEN 32
+#define BENCH_RTRUNC 1024 /* reply bytes kept: the engine reads only the status */
 
 /* A file a process uses: its handle, where it lives and (I/O files) its size now. */
 struct bench_file {
@@ -125,7 +124,7 @@ uint64_t bench_now_ns(void);
 /* Whether @p has an operation due at @now and a free slot for it. */
 bool bench_proc_due(const struct bench_proc *p, uint64_t now);
 /*
- * Issue every operation of @p due within BENCH_SLACK_NS of @now, as far as free slots
+ * Issue every operation of @p due within cfg.ahead_ns of @now, as far as free slots
  * allow. The caller calls it only when some operation is due now (bench_proc_due() of
  * any process of the thread): issuing what became due since the last pass at every
  * wake-up would cost a system call per operation, while waiting for the first due one

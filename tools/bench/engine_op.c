@@ -323,7 +323,7 @@ void bench_proc_issue(struct bench_proc *p, uint64_t now)
 	/* a server slower than asked leaves at most in_flight operations overdue */
 	if (bench_pace_next_ns(&p->pace) <= now)
 		bench_pace_cap_debt(&p->pace, now, cfg->in_flight);
-	due = bench_pace_due(&p->pace, now + BENCH_SLACK_NS);
+	due = bench_pace_due(&p->pace, now + cfg->ahead_ns);
 	while (due > 0 && p->nbusy < cfg->in_flight) {
 		start_op(p, now);
 		p->pace.issued++;

@@ -47,7 +47,7 @@ struct opts {
 	unsigned nhosts, nexports;
 	uint16_t nfs_port, mount_port;
 	double load, scale, warmup, runtime, ws_pct, append_pct, fail_lookup_pct, tolerance;
-	unsigned points, procs, in_flight, threads, biod, unit_kib;
+	unsigned points, procs, in_flight, threads, biod, unit_kib, ahead_us;
 	bool auto_peak, reuse, progress, populate_only;
 	uint32_t stable;
 	const char *label, *server_desc, *json, *report, *svg, *desc, *mix;
@@ -76,6 +76,8 @@ static void usage(FILE *f)
 	      "  --in-flight N      logical ops in flight per process (default 8, max 256)\n"
 	      "  --threads N        engine threads (default 1)\n"
 	      "  --biod N           RPCs in flight per large READ/WRITE (default 2)\n"
+	      "  --send-ahead-us N  when a process sends, it also sends what is due within\n"
+	      "                     N us, to share a wake-up (default 1000)\n"
 	      "  --fileset-scale F  fraction of SFS2008's 120 MiB per op/s (default 0.001)\n"
 	      "  --size-unit KIB    block of the size tables (default 32: SFS 3.0's tables\n"
 	      "                     scaled to 32 KiB transfers, PROVISIONAL for SFS2008)\n"
@@ -118,6 +120,7 @@ static void parse(int argc, char **argv, struct opts *o)
 		O_RUN,
 		O_INFL,
 		O_THR,
+		O_AHEAD,
 		O_BIOD,
 		O_SCALE,
 		O_UNIT,
@@ -154,6 +157,7 @@ static void parse(int argc, char **argv, struct opts *o)
 		{"procs", 1, 0, 'p'},
 		{"in-flight", 1, 0, O_INFL},
 		{"threads", 1, 0, O_THR},
+		{"send-ahead-us", 1, 0, O_AHEAD},
 		{"biod", 1, 0, O_BIOD},
 		{"fileset-scale", 1, 0, O_SCALE},
 		{"size-unit", 1, 0, O_UNIT},
@@ -225,6 +229,9 @@ static void parse(int argc, char **argv, struct opts *o)
 			break;
 		case O_THR:
 			o->threads = (unsigned)num("--threads", optarg, 1, 64);
+			break;
+		case O_AHEAD:
+			o->ahead_us = (unsigned)num("--send-ahead-us", optarg, 0, 1000000);
 			break;
 		case O_BIOD:
 			o->biod = (unsigned)num("--biod", optarg, 1, 32);
@@ -392,6 +399,7 @@ static int build_cfg(const struct opts *o, struct bench_cfg *cfg)
 	bench_plan_init(&cfg->plan, o->load, o->scale, o->procs, o->unit_kib * 1024, o->ws_pct);
 	cfg->threads = o->threads;
 	cfg->in_flight = o->in_flight;
+	cfg->ahead_ns = (uint64_t)o->ahead_us * 1000;
 	cfg->biod = o->biod;
 	cfg->stable = o->stable;
 	cfg->append_pct = o->append_pct;
@@ -535,6 +543,7 @@ int main(int argc, char **argv)
 			 .procs = 8,
 			 .in_flight = 8,
 			 .threads = 1,
+			 .ahead_us = 1000,
 			 .biod = 2,
 			 .unit_kib = 32,
 			 .stable = NFS3_FILE_SYNC,

@@ -1,0 +1,121 @@
+/*
+ * vfs_wlog.c - the vfs side of the stable-write log (src/wlog): stable WRITEs, size
+ * changes and COMMITs of files, and the replay of a log after a crash.
+ *
+ * A stable WRITE goes to the page cache with a plain pwrite and then to the log, keyed
+ * by the file's handle; the log answers once the record is on stable storage. That is
+ * the data and the size it implies (DATA_SYNC); for FILE_SYNC the other attributes are
+ * those the replay produces, as with a file server's NVRAM log.
+ *
+ * Replaying a record must never undo something durable that came after it, so:
+ *  - a size change is logged too (without waiting), in order with the writes, and the
+ *    replay applies it in turn;
+ *  - COMMIT first retires the file's records (a checkpoint), so that the replay of an
+ *    older stable write cannot land on data the COMMIT made durable.
+ * Each node remembers its last record; a node new to the cache assumes every record
+ * not yet retired may be its own.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include "core/log.h"
+#include "vfs/vfs_internal.h"
+#include "wlog/wlog.h"
+
+struct wlog *vfs_wlog;
+
+void vfs_set_wlog(struct wlog *w)
+{
+	vfs_wlog = w;
+}
+
+uint64_t vfs_wlog_seq_now(void)
+{
+	return vfs_wlog ? wlog_next_seq(vfs_wlog) - 1 : 0;
+}
+
+static void note_seq(struct vfs_node *node, uint64_t seq)
+{
+	uint64_t cur = atomic_load(&node->wlog_seq);
+
+	while (cur < seq && !atomic_compare_exchange_weak(&node->wlog_seq, &cur, seq))
+		;
+}
+
+ssize_t vfs_wlog_write(struct vfs_node *node, int fd, const void *data, uint32_t len,
+		       uint64_t offset, enum vfs_stable stable)
+{
+	const struct backend_ops *be = node->ve->be;
+	struct wlog_rec r = {.type = WLOG_WRITE,
+			     .keylen = node->fh.len,
+			     .key = node->fh.data,
+			     .off = offset,
+			     .data = data};
+	ssize_t n = be->pwrite(fd, data, len, offset, BK_SYNC_NONE);
+	int err;
+
+	if (n <= 0)
+		return n;
+	r.len = (uint32_t)n;
+	err = wlog_append(vfs_wlog, &r, true);
+	if (!err) {
+		note_seq(node, r.seq);
+		return n;
+	}
+	/* The log cannot take it (too big, or failed): make the file itself stable. */
+	err = be->fsync(fd, stable == VFS_DATA_SYNC);
+	return err ? err : n;
+}
+
+void vfs_wlog_truncate(struct vfs_node *node, uint64_t size)
+{
+	struct wlog_rec r = {
+		.type = WLOG_TRUNCATE, .keylen = node->fh.len, .key = node->fh.data, .off = size};
+
+	if (vfs_wlog && wlog_append(vfs_wlog, &r, false) == 0)
+		note_seq(node, r.seq);
+}
+
+void vfs_wlog_retire(struct vfs_node *node)
+{
+	/* A log that failed can retire nothing more (it said so when it failed); the
+	 * caller's fsync is then all that can be done. */
+	if (vfs_wlog)
+		(void)wlog_retire(vfs_wlog, atomic_load(&node->wlog_seq));
+}
+
+int vfs_replay(struct vfs_export *ve, const struct wlog_rec *r)
+{
+	struct vfs_node *node;
+	bool writable;
+	int fd, err;
+
+	err = vfs_node_get(ve, r->key, r->keylen, &node);
+	if (err)
+		return err; /* -ESTALE: the file is gone, and its writes with it */
+	if (!S_ISREG(node->type)) {
+		vfs_node_put(node);
+		return -ESTALE;
+	}
+	err = vfs_node_data_fd(node, &fd, &writable);
+	if (!err && !writable)
+		err = -EROFS;
+	if (!err && r->type == WLOG_TRUNCATE) {
+		err = node->ve->be->truncate(fd, r->off);
+	} else if (!err && r->type == WLOG_WRITE) {
+		for (uint32_t done = 0; done < r->len && !err;) {
+			ssize_t n = node->ve->be->pwrite(fd, r->data + done, r->len - done,
+							 r->off + done, BK_SYNC_NONE);
+
+			if (n <= 0)
+				err = n < 0 ? (int)n : -EIO;
+			else
+				done += (uint32_t)n;
+		}
+	} else if (!err) {
+		err = -EINVAL;
+	}
+	vfs_node_put(node);
+	return err;
+}

@@ -1,0 +1,251 @@
+/*
+ * wlog_commit.c - appending to the stable-write log (group commit) and retiring records
+ * (checkpoints).
+ *
+ * Group commit: appenders copy their record into the filling batch. A waiting appender
+ * that finds nobody writing becomes the writer: it swaps the two batch buffers, writes
+ * the full one with a single O_DSYNC write outside the lock and wakes everybody; the
+ * records that arrived meanwhile go out together in the next batch. So at low load a
+ * record costs one device write, and under load one device write serves many records.
+ *
+ * Checkpoints run on their own thread when a quarter of the log is in use, when the
+ * oldest record is opts.interval_ms old, or when wlog_retire() asks. A checkpoint notes
+ * which records are on disk, calls the sync function (every file write made before those
+ * records were appended is then durable), and only then writes a superblock that moves
+ * the tail past them. An appender that finds the log full waits for that.
+ */
+#include "wlog/wlog_int.h"
+
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/crc32c.h"
+#include "core/log.h"
+
+uint64_t wlog_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint32_t rec_bytes(const struct wlog_rec *r)
+{
+	return (uint32_t)((sizeof(struct wlog_rhdr) + r->keylen + r->len + 7) & ~7ull);
+}
+
+/* Write the filling batch. Called with the lock held and nobody writing; drops it
+ * while the device works. */
+static void write_batch(struct wlog *w)
+{
+	uint8_t *b = w->buf[w->cur];
+	struct wlog_batch h = {.magic = WLOG_BT_MAGIC,
+			       .lsn = w->head_lsn,
+			       .first_seq = w->next_seq - w->nrec,
+			       .nrec = w->nrec,
+			       .len = w->fill};
+	uint64_t padded = wlog_round_blk(w->fill);
+	int err;
+
+	w->writing = true;
+	w->head_lsn += padded;
+	w->cur ^= 1;
+	w->fill = sizeof(struct wlog_batch);
+	w->nrec = 0;
+	pthread_mutex_unlock(&w->mu);
+
+	memcpy(b, &h, sizeof(h));
+	h.crc = crc32c(0, b, h.len);
+	memcpy(b, &h, sizeof(h));
+	memset(b + h.len, 0, padded - h.len);
+	err = wlog_io(w, true, h.lsn, b, padded);
+
+	pthread_mutex_lock(&w->mu);
+	if (err && !w->err) {
+		w->err = err;
+		log_error("stable-write log: write failed (%s); stable writes fall back to "
+			  "fsync",
+			  strerror(-err));
+	}
+	if (!err) {
+		w->durable_lsn = h.lsn + padded;
+		w->durable_seq = h.first_seq + h.nrec;
+	}
+	w->writing = false;
+	pthread_cond_broadcast(&w->cv_done);
+}
+
+/* Whether the log is full enough to call for a checkpoint now. */
+static bool crowded(const struct wlog *w)
+{
+	return w->head_lsn - w->tail_lsn + w->fill >= w->cap / 4;
+}
+
+int wlog_append(struct wlog *w, struct wlog_rec *r, bool wait)
+{
+	uint32_t need = rec_bytes(r);
+	struct wlog_rhdr rh = {.type = r->type, .keylen = r->keylen, .len = r->len, .off = r->off};
+	uint8_t *p;
+	int err;
+
+	if (r->keylen > WLOG_KEY_MAX || r->len > WLOG_DATA_MAX)
+		return -EMSGSIZE;
+	pthread_mutex_lock(&w->mu);
+	for (;;) {
+		if (w->err || w->stop)
+			goto out_err;
+		if (w->fill + need > WLOG_BUF) { /* the filling batch is full: send it */
+			if (!w->writing)
+				write_batch(w);
+			else
+				pthread_cond_wait(&w->cv_done, &w->mu);
+			continue;
+		}
+		if (w->head_lsn + wlog_round_blk(w->fill + need) - w->tail_lsn > w->cap) {
+			pthread_cond_signal(&w->cv_work); /* full: wait for a checkpoint */
+			pthread_cond_wait(&w->cv_space, &w->mu);
+			continue;
+		}
+		break;
+	}
+	p = w->buf[w->cur] + w->fill;
+	memcpy(p, &rh, sizeof(rh));
+	memcpy(p + sizeof(rh), r->key, r->keylen);
+	if (r->len)
+		memcpy(p + sizeof(rh) + r->keylen, r->data, r->len);
+	memset(p + sizeof(rh) + r->keylen + r->len, 0, need - (sizeof(rh) + r->keylen + r->len));
+	w->fill += need;
+	w->nrec++;
+	r->seq = w->next_seq++;
+	if (w->retired_seq == r->seq)
+		w->oldest_ns = wlog_now_ns(); /* the first record not retired */
+	if (crowded(w))
+		pthread_cond_signal(&w->cv_work);
+	while (wait && w->durable_seq <= r->seq && !w->err) {
+		if (!w->writing)
+			write_batch(w);
+		else
+			pthread_cond_wait(&w->cv_done, &w->mu);
+	}
+	if (wait && w->durable_seq <= r->seq)
+		goto out_err;
+	pthread_mutex_unlock(&w->mu);
+	return 0;
+out_err:
+	err = w->err ? w->err : -ESHUTDOWN;
+	pthread_mutex_unlock(&w->mu);
+	return err;
+}
+
+uint64_t wlog_next_seq(struct wlog *w)
+{
+	uint64_t s;
+
+	pthread_mutex_lock(&w->mu);
+	s = w->next_seq;
+	pthread_mutex_unlock(&w->mu);
+	return s;
+}
+
+int wlog_retire(struct wlog *w, uint64_t seq)
+{
+	int err = 0;
+
+	pthread_mutex_lock(&w->mu);
+	while (w->retired_seq <= seq && !w->err && !w->stop) {
+		if (w->want_seq <= seq)
+			w->want_seq = seq + 1;
+		pthread_cond_signal(&w->cv_work);
+		pthread_cond_wait(&w->cv_space, &w->mu);
+	}
+	if (w->retired_seq <= seq)
+		err = w->err ? w->err : -ESHUTDOWN;
+	pthread_mutex_unlock(&w->mu);
+	return err;
+}
+
+int wlog_checkpoint(struct wlog *w)
+{
+	uint64_t lsn, seq;
+	int err;
+
+	pthread_mutex_lock(&w->mu);
+	while (w->writing)
+		pthread_cond_wait(&w->cv_done, &w->mu);
+	if (w->nrec && !w->err)
+		write_batch(w); /* records appended without waiting go out now */
+	err = w->err;
+	lsn = w->durable_lsn;
+	seq = w->durable_seq;
+	pthread_mutex_unlock(&w->mu);
+	if (err)
+		return err;
+	if (seq == w->retired_seq && lsn == w->tail_lsn && w->sb_gen > 0)
+		return 0;
+	/* Every record below seq was appended after its file write: sync covers them. */
+	err = w->sync ? w->sync(w->sync_arg) : 0;
+	if (!err)
+		err = wlog_write_sb(w, lsn, seq);
+	pthread_mutex_lock(&w->mu);
+	if (err) {
+		if (!w->err)
+			log_error("stable-write log: checkpoint failed (%s); stable writes fall "
+				  "back to fsync",
+				  strerror(-err));
+		w->err = w->err ? w->err : err;
+	} else {
+		w->tail_lsn = lsn;
+		w->retired_seq = seq;
+		if (w->next_seq > seq)
+			w->oldest_ns = wlog_now_ns(); /* approximately: records came since */
+	}
+	pthread_cond_broadcast(&w->cv_space);
+	pthread_cond_broadcast(&w->cv_done);
+	pthread_mutex_unlock(&w->mu);
+	return err;
+}
+
+/* Whether the checkpoint thread should run a round now; else how long it may sleep. */
+static bool due(const struct wlog *w, uint64_t now, uint64_t *sleep_ns)
+{
+	uint64_t ival = (uint64_t)w->opts.interval_ms * 1000000u;
+
+	*sleep_ns = ival ? ival : 1000000000u;
+	if (w->next_seq == w->retired_seq)
+		return false;
+	if (crowded(w) || w->want_seq > w->retired_seq || now - w->oldest_ns >= ival)
+		return true;
+	*sleep_ns = w->oldest_ns + ival - now;
+	return false;
+}
+
+void *wlog_thread(void *arg)
+{
+	struct wlog *w = arg;
+
+	pthread_mutex_lock(&w->mu);
+	while (!w->stop && !w->err) {
+		uint64_t sleep_ns;
+		struct timespec ts;
+
+		if (due(w, wlog_now_ns(), &sleep_ns)) {
+			pthread_mutex_unlock(&w->mu);
+			wlog_checkpoint(w);
+			pthread_mutex_lock(&w->mu);
+			continue;
+		}
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += (time_t)(sleep_ns / 1000000000u);
+		ts.tv_nsec += (long)(sleep_ns % 1000000000u);
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&w->cv_work, &w->mu, &ts);
+	}
+	pthread_cond_broadcast(&w->cv_space);
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
