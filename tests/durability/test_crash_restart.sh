@@ -11,6 +11,8 @@
 # a log that was killed, into a server that does or does not keep using one.
 # shellcheck source=../integration/lib.sh
 . "${IT_LIB:?run me through tests/durability/suite.sh}"
+# shellcheck source=load_io.sh
+. "$(dirname "${BASH_SOURCE[0]}")/load_io.sh"
 
 DUR=$IT_BUILD/tests/durability/dur_load
 kills=${DUR_KILLS:-5}
@@ -34,23 +36,7 @@ log_args() {
 # shellcheck disable=SC2046 # log_args prints two words on purpose
 start_server dur "${ports[@]}" $(log_args 1) "$exp" || it_done
 
-coproc LOAD { "$DUR" run 127.0.0.1 "$exp" "$exp" "$T/journal" "$writers" "$kills" "$seed" 2>&1; }
-load_pid=$LOAD_PID # set by coproc
-exec {lin}<&"${LOAD[0]}" {lout}>&"${LOAD[1]}"
-out=$T/load.out
-: >"$out"
-
-# expect_line PATTERN SECONDS: reads the tool's lines (kept in $out) until one matches.
-expect_line() {
-	local l
-	while IFS= read -r -t "$2" -u "$lin" l; do
-		printf '%s\n' "$l" >>"$out"
-		printf '    %s\n' "$l"
-		[[ $l =~ $1 ]] && return 0
-	done
-	fail "load: expected a line matching '$1' within ${2}s"
-	return 1
-}
+start_load 127.0.0.1 "$exp" "$exp" "$T/journal" "$writers" "$kills" "$seed"
 
 done_kills=0
 round=1
@@ -75,10 +61,7 @@ while :; do
 	round=$((round + 1))
 done
 # The rest of the tool's output, then its exit status.
-while IFS= read -r -t 60 -u "$lin" l; do
-	printf '%s\n' "$l" >>"$out"
-	printf '    %s\n' "$l"
-done
+drain_load
 wait_pid "$load_pid" 30
 check load-exit-status 0 "$WAIT_RC"
 stop_server dur

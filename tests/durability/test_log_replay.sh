@@ -10,6 +10,8 @@
 # to serve: the log holds acknowledged writes of an export it was not given.
 # shellcheck source=../integration/lib.sh
 . "${IT_LIB:?run me through tests/durability/suite.sh}"
+# shellcheck source=load_io.sh
+. "$(dirname "${BASH_SOURCE[0]}")/load_io.sh"
 
 DUR=$IT_BUILD/tests/durability/dur_load
 seed=${DUR_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
@@ -23,23 +25,7 @@ logargs=(--stable-log 256 --stable-log-interval 3600000)
 start_server replay "${ports[@]}" "${logargs[@]}" "$exp" || it_done
 
 export DUR_STABLE_ONLY=1
-coproc LOAD { "$DUR" run 127.0.0.1 "$exp" "$exp" "$T/journal" 4 1 "$seed" 2>&1; }
-load_pid=$LOAD_PID # set by coproc
-exec {lin}<&"${LOAD[0]}" {lout}>&"${LOAD[1]}"
-out=$T/load.out
-: >"$out"
-
-# expect_line PATTERN SECONDS: reads the tool's lines (kept in $out) until one matches.
-expect_line() {
-	local l
-	while IFS= read -r -t "$2" -u "$lin" l; do
-		printf '%s\n' "$l" >>"$out"
-		printf '    %s\n' "$l"
-		[[ $l =~ $1 ]] && return 0
-	done
-	fail "load: expected a line matching '$1' within ${2}s"
-	return 1
-}
+start_load 127.0.0.1 "$exp" "$exp" "$T/journal" 4 1 "$seed"
 
 if expect_line "^round 1 writing" 60; then
 	ms=$((RANDOM % 500 + 400))
@@ -69,10 +55,7 @@ if expect_line "^round 1 writing" 60; then
 		start_server replay "${ports[@]}" "${logargs[@]}" "$exp" &&
 		echo go >&"$lout" && expect_line "^round 2 verified" 120
 fi
-while IFS= read -r -t 60 -u "$lin" l; do
-	printf '%s\n' "$l" >>"$out"
-	printf '    %s\n' "$l"
-done
+drain_load
 wait_pid "$load_pid" 30
 check load-exit-status 0 "$WAIT_RC"
 stop_server replay
