@@ -50,7 +50,9 @@ if expect_line "^round 1 writing" 60; then
 	# The last round ends with a clean stop, and a restart the tool checks too.
 	start_server replay "${ports[@]}" "${logargs[@]}" "$exp" &&
 		echo go >&"$lout" && expect_line "^round 1 verified" 120 &&
-		expect_line "^round 2 writing" 60 && stop_server replay &&
+		expect_line "^round 2 writing" 60 &&
+		sleep "0.$((RANDOM % 5 + 5))" && # some load for the final round, as in test_crash_restart
+		stop_server replay &&
 		expect_line "^round 2 stopped" 60 &&
 		start_server replay "${ports[@]}" "${logargs[@]}" "$exp" &&
 		echo go >&"$lout" && expect_line "^round 2 verified" 120
