@@ -13,7 +13,8 @@
 # automatic search for each server's peak starting at --load (default 5000 op/s, which
 # also sizes the fileset: 120 MiB x 0.001 per op/s): about 5 minutes on 2 CPUs.
 # --full: SFS2008's 300 s warm-up + 300 s measured and 10 points (several hours).
-# Results go to DIR (default BUILD_DIR/bench-sfs).
+# Results go to DIR (default BUILD_DIR/bench-sfs). The exports are made under $SFS_TMP
+# (default /tmp): point it at another file system to measure both servers there.
 set -euo pipefail
 
 usage() {
@@ -63,7 +64,7 @@ ip link set lo up
 mkdir -p "$out"
 out=$(realpath "$out")
 
-work=$(mktemp -d /tmp/shoal-sfs.XXXXXX)
+work=$(mktemp -d "${SFS_TMP:-/tmp}/shoal-sfs.XXXXXX")
 spid=""
 cleanup() {
 	if [ -n "$spid" ]; then

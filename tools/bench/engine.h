@@ -37,6 +37,7 @@ struct bench_cfg {
 	double fail_lookup_pct; /* LOOKUPs of names that do not exist (35, [U]) */
 	double tolerance_pct;	/* achieved may fall this far below requested */
 	uint64_t ahead_ns;	/* a process sends what is due this soon with what is due now */
+	uint32_t send_batch;	/* ...but no more than about this many calls' worth (0: no cap) */
 	bool reuse;		/* keep existing files of the right size */
 	unsigned ntargets;
 	struct bench_target_cfg targets[BENCH_MAX_TARGETS];

@@ -323,7 +323,8 @@ void bench_proc_issue(struct bench_proc *p, uint64_t now)
 	/* a server slower than asked leaves at most in_flight operations overdue */
 	if (bench_pace_next_ns(&p->pace) <= now)
 		bench_pace_cap_debt(&p->pace, now, cfg->in_flight);
-	due = bench_pace_due(&p->pace, now + cfg->ahead_ns);
+	due = bench_pace_due(&p->pace, now + bench_send_window(cfg->ahead_ns, cfg->send_batch,
+							       p->rate * p->thr->nprocs));
 	while (due > 0 && p->nbusy < cfg->in_flight) {
 		start_op(p, now);
 		p->pace.issued++;

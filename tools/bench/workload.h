@@ -150,6 +150,14 @@ void bench_pace_cap_debt(struct bench_pace *p, uint64_t now_ns, uint64_t max);
 
 /* Requested loads of an @n point ladder: (i + 1) / n of @peak (10 %, 20 % ... 100 %). */
 void bench_ladder(double peak, unsigned n, double *out);
+/*
+ * How far ahead a thread sending @thread_rate calls a second sends with what is due:
+ * @ahead_ns, shortened at high rates to @batch calls' worth (0: no shortening). Calls
+ * sent together queue behind each other at the server: a window of fixed time adds
+ * about utilisation x window to every response time, as much for a fast server as for a
+ * slow one, while a window of a few calls adds a few of the server's service times.
+ */
+uint64_t bench_send_window(uint64_t ahead_ns, uint32_t batch, double thread_rate);
 /* Whether achieved is within @tol_pct percent below requested (above is always fine). */
 bool bench_rate_ok(double requested, double achieved, double tol_pct);
 

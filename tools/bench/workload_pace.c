@@ -1,6 +1,7 @@
 /*
  * workload_pace.c - pacing arithmetic: when a load process's next operation is due,
- * the ladder of requested loads, and whether a point achieved what it was asked.
+ * how far ahead it sends, the ladder of requested loads, and whether a point achieved
+ * what it was asked.
  *
  * Pacing is open-loop at a fixed rate per process, as SFS's processes regulate
  * themselves to their share of the requested load (docs/sfs-workload.md section 1.8).
@@ -35,6 +36,16 @@ void bench_pace_cap_debt(struct bench_pace *p, uint64_t now_ns, uint64_t max)
 
 	if (due > max)
 		p->t0_ns += (uint64_t)((double)(due - max) * p->interval_ns);
+}
+
+uint64_t bench_send_window(uint64_t ahead_ns, uint32_t batch, double thread_rate)
+{
+	double w;
+
+	if (!batch || thread_rate <= 0)
+		return ahead_ns;
+	w = batch * 1e9 / thread_rate;
+	return w < (double)ahead_ns ? (uint64_t)w : ahead_ns;
 }
 
 void bench_ladder(double peak, unsigned n, double *out)

@@ -1,6 +1,7 @@
 /*
  * test_workload_pace.c - pacing arithmetic: ops due over time match the rate, the
- * phase staggers the start, a backlog is capped, the ladder and the validity rule.
+ * phase staggers the start, a backlog is capped, the send window, the ladder and the
+ * validity rule.
  */
 #include <math.h>
 
@@ -62,4 +63,14 @@ static void test_rate_ok(void)
 	CHECK(bench_rate_ok(1000, 1200, 10));
 }
 
-TESTS(test_rate, test_phase, test_debt_cap, test_ladder, test_rate_ok);
+/* The send window: the time cap at low rates, batch calls' worth at high ones. */
+static void test_send_window(void)
+{
+	CHECK_EQ(bench_send_window(1000000, 0, 50000), 1000000); /* no batch: the cap */
+	CHECK_EQ(bench_send_window(1000000, 8, 4000), 1000000);	 /* 8 calls take 2 ms */
+	CHECK_EQ(bench_send_window(1000000, 8, 50000), 160000);	 /* 8 calls take 160 us */
+	CHECK_EQ(bench_send_window(1000000, 8, 0), 1000000);	 /* idle */
+	CHECK_EQ(bench_send_window(0, 8, 50000), 0);		 /* no window at all */
+}
+
+TESTS(test_rate, test_phase, test_debt_cap, test_ladder, test_rate_ok, test_send_window);
