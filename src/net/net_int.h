@@ -82,6 +82,7 @@ struct net_conn {
 	struct net_req *sq_head, *sq_tail;
 	size_t sq_off; /* bytes of sq_head already written */
 	struct net_conn *dirty_next;
+	struct net_conn *dead_next;   /* loop->dead */
 	struct net_conn *prev, *next; /* loop->conns */
 	struct sockaddr_storage peer;
 	socklen_t peer_len;
@@ -120,6 +121,9 @@ struct net_loop {
 	unsigned nbig;
 	struct net_conn *conns;
 	struct net_conn *dirty;
+	/* Connections whose last reference went during this batch of epoll events: a
+	 * later event of the batch may still name one, so they are freed after it. */
+	struct net_conn *dead;
 	unsigned inflight; /* requests of this loop not yet released */
 	unsigned udp_inflight;
 	uint64_t oversized; /* records over NET_MAX_RECORD (connections closed) */

@@ -80,8 +80,20 @@ static bool req_grow(struct net_loop *l, struct net_req *r, size_t need)
 
 static void conn_put(struct net_conn *c)
 {
-	if (--c->refs == 0)
+	if (--c->refs == 0) { /* freed by loop_reap(), after the batch of events */
+		c->dead_next = c->loop->dead;
+		c->loop->dead = c;
+	}
+}
+
+static void loop_reap(struct net_loop *l)
+{
+	struct net_conn *c;
+
+	while ((c = l->dead)) {
+		l->dead = c->dead_next;
 		free(c);
+	}
 }
 
 /*
@@ -663,6 +675,8 @@ static void loop_wake(struct net_loop *l)
 
 static void conn_event(struct net_conn *c, uint32_t events)
 {
+	if (c->closed)
+		return; /* closed by an earlier event of this batch: its fd may be reused */
 	c->refs++;
 	if (events & (EPOLLERR | EPOLLHUP)) {
 		conn_close(c);
@@ -716,10 +730,12 @@ void *net_loop_main(void *arg)
 			 * wait while the loop serves the other connections that are ready. */
 			loop_flush(l);
 		}
+		loop_reap(l);
 	}
 	while (l->conns)
 		conn_close(l->conns);
 	loop_flush(l);
+	loop_reap(l);
 	return NULL;
 }
 
