@@ -61,7 +61,8 @@ int wlog_write_sb(struct wlog *w, uint64_t tail_lsn, uint64_t tail_seq)
 			     .cap = w->cap,
 			     .gen = w->sb_gen + 1,
 			     .tail_lsn = tail_lsn,
-			     .tail_seq = tail_seq};
+			     .tail_seq = tail_seq,
+			     .epoch = w->epoch};
 	ssize_t r;
 
 	sb.crc = sb_crc(sb);
@@ -73,6 +74,7 @@ int wlog_write_sb(struct wlog *w, uint64_t tail_lsn, uint64_t tail_seq)
 	if (r != WLOG_BLK)
 		return r < 0 ? -errno : -EIO;
 	w->sb_gen = sb.gen;
+	w->sb_epoch = sb.epoch;
 	return 0;
 }
 
@@ -133,6 +135,7 @@ static int create_log(struct wlog *w, const char *path, uint64_t size)
 			return err;
 	}
 	w->sb_gen = 0;
+	w->epoch = 1;
 	err = wlog_write_sb(w, 0, 1);
 	if (!err && fsync(w->fd) < 0) /* the size and extents of the new file */
 		err = -errno;
@@ -180,11 +183,11 @@ int wlog_open(const char *path, const struct wlog_opts *o, struct wlog **out)
 	pthread_cond_init(&w->cv_space, NULL);
 	pthread_cond_init(&w->cv_work, NULL);
 	/* buffer 0 has one spare block after it, for superblock writes */
-	if (posix_memalign((void **)&w->buf[0], WLOG_BLK, WLOG_BUF + WLOG_BLK) ||
-	    posix_memalign((void **)&w->buf[1], WLOG_BLK, WLOG_BUF)) {
-		err = -ENOMEM;
-		goto fail;
-	}
+	for (unsigned i = 0; i < WLOG_NBUF; i++)
+		if (posix_memalign((void **)&w->buf[i], WLOG_BLK, WLOG_BUF + (i ? 0 : WLOG_BLK))) {
+			err = -ENOMEM;
+			goto fail;
+		}
 	err = open_file(path, &created);
 	if (err < 0)
 		goto fail;
@@ -208,9 +211,13 @@ int wlog_open(const char *path, const struct wlog_opts *o, struct wlog **out)
 	}
 	w->cap = sb.cap;
 	w->sb_gen = sb.gen;
+	w->epoch = w->sb_epoch = sb.epoch;
 	w->tail_lsn = w->head_lsn = w->durable_lsn = sb.tail_lsn;
 	w->retired_seq = w->durable_seq = w->next_seq = sb.tail_seq;
 	w->fill = sizeof(struct wlog_batch);
+	w->filling = w->buf[0];
+	for (unsigned i = 1; i < WLOG_NBUF; i++)
+		w->spare[w->nspare++] = w->buf[i];
 	*out = w;
 	return 0;
 fail:
@@ -218,14 +225,15 @@ fail:
 	return err;
 }
 
-/* Check batch @b read at @lsn, expected to start with record @seq. Its length or 0. */
-static uint32_t batch_ok(const uint8_t *b, uint64_t lsn, uint64_t seq)
+/* Check batch @b read at @lsn, expected to start with record @seq and to be of @epoch.
+ * Its length, or 0. */
+static uint32_t batch_ok(const uint8_t *b, uint64_t lsn, uint64_t seq, uint64_t epoch)
 {
 	struct wlog_batch h;
 
 	memcpy(&h, b, sizeof(h));
-	if (h.magic != WLOG_BT_MAGIC || h.lsn != lsn || h.first_seq != seq || h.len < sizeof(h) ||
-	    h.len > WLOG_BUF || h.nrec == 0)
+	if (h.magic != WLOG_BT_MAGIC || h.lsn != lsn || h.first_seq != seq || h.epoch != epoch ||
+	    h.len < sizeof(h) || h.len > WLOG_BUF || h.nrec == 0)
 		return 0;
 	return h.len;
 }
@@ -280,7 +288,7 @@ int wlog_replay(struct wlog *w, wlog_apply_fn apply, void *arg, uint64_t *nappli
 		err = wlog_io(w, false, lsn, b, WLOG_BLK);
 		if (err)
 			return err;
-		len = batch_ok(b, lsn, seq);
+		len = batch_ok(b, lsn, seq, w->sb_epoch);
 		if (!len)
 			break;
 		if (len > WLOG_BLK) {
@@ -312,6 +320,8 @@ int wlog_start(struct wlog *w, wlog_sync_fn sync, void *arg)
 
 	w->sync = sync;
 	w->sync_arg = arg;
+	/* Batches of this start carry a new epoch; the checkpoint records it. */
+	w->epoch = w->sb_epoch + 1;
 	err = wlog_checkpoint(w);
 	if (err)
 		return err;
@@ -337,8 +347,8 @@ void wlog_close(struct wlog *w)
 	}
 	if (w->fd >= 0)
 		close(w->fd);
-	free(w->buf[0]);
-	free(w->buf[1]);
+	for (unsigned i = 0; i < WLOG_NBUF; i++)
+		free(w->buf[i]);
 	pthread_cond_destroy(&w->cv_work);
 	pthread_cond_destroy(&w->cv_space);
 	pthread_cond_destroy(&w->cv_done);

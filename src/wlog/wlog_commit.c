@@ -3,10 +3,11 @@
  * (checkpoints).
  *
  * Group commit: appenders copy their record into the filling batch. A waiting appender
- * that finds nobody writing becomes the writer: it swaps the two batch buffers, writes
- * the full one with a single O_DSYNC write outside the lock and wakes everybody; the
- * records that arrived meanwhile go out together in the next batch. So at low load a
- * record costs one device write, and under load one device write serves many records.
+ * whose record is still there sends the batch, if fewer than WLOG_INFLIGHT batches are
+ * being written: it takes a spare buffer for filling, writes the full one with a single
+ * O_DSYNC write outside the lock, and wakes everybody. So at low load a record costs one
+ * device write, the pieces of a large WRITE are written side by side, and under load,
+ * with every slot busy, one device write serves the many records that queued.
  *
  * Checkpoints run on their own thread when a quarter of the log is in use, when the
  * oldest record is opts.interval_ms old, or when wlog_retire() asks. A checkpoint notes
@@ -36,22 +37,38 @@ static uint32_t rec_bytes(const struct wlog_rec *r)
 	return (uint32_t)((sizeof(struct wlog_rhdr) + r->keylen + r->len + 7) & ~7ull);
 }
 
-/* Write the filling batch. Called with the lock held and nobody writing; drops it
+/* Whether a batch can be sent now. */
+static bool can_send(const struct wlog *w)
+{
+	return w->nflight < WLOG_INFLIGHT && w->nrec > 0;
+}
+
+/* Whether record @seq is still in the filling batch. */
+static bool filling_holds(const struct wlog *w, uint64_t seq)
+{
+	return seq >= w->next_seq - w->nrec;
+}
+
+/* Write the filling batch. Called with the lock held and can_send(); drops the lock
  * while the device works. */
 static void write_batch(struct wlog *w)
 {
-	uint8_t *b = w->buf[w->cur];
+	uint8_t *b = w->filling;
 	struct wlog_batch h = {.magic = WLOG_BT_MAGIC,
 			       .lsn = w->head_lsn,
 			       .first_seq = w->next_seq - w->nrec,
+			       .epoch = w->epoch,
 			       .nrec = w->nrec,
 			       .len = w->fill};
 	uint64_t padded = wlog_round_blk(w->fill);
+	struct wlog_flight *f = &w->flight[(w->fhead + w->nflight) % WLOG_INFLIGHT];
 	int err;
 
-	w->writing = true;
+	*f = (struct wlog_flight){.end_lsn = h.lsn + padded, .end_seq = w->next_seq};
+	w->nflight++;
 	w->head_lsn += padded;
-	w->cur ^= 1;
+	/* a buffer is spare once written, so fewer than WLOG_INFLIGHT in flight leaves one */
+	w->filling = w->spare[--w->nspare];
 	w->fill = sizeof(struct wlog_batch);
 	w->nrec = 0;
 	pthread_mutex_unlock(&w->mu);
@@ -69,11 +86,21 @@ static void write_batch(struct wlog *w)
 			  "fsync",
 			  strerror(-err));
 	}
-	if (!err) {
-		w->durable_lsn = h.lsn + padded;
-		w->durable_seq = h.first_seq + h.nrec;
+	f->done = true;
+	w->spare[w->nspare++] = b;
+	/* the durable mark passes every batch written with all those before it */
+	while (w->nflight && w->flight[w->fhead].done && !w->err) {
+		w->durable_lsn = w->flight[w->fhead].end_lsn;
+		w->durable_seq = w->flight[w->fhead].end_seq;
+		w->fhead = (w->fhead + 1) % WLOG_INFLIGHT;
+		w->nflight--;
 	}
-	w->writing = false;
+	if (w->err) { /* nothing after a failed write is durable: just count it out */
+		while (w->nflight && w->flight[w->fhead].done) {
+			w->fhead = (w->fhead + 1) % WLOG_INFLIGHT;
+			w->nflight--;
+		}
+	}
 	pthread_cond_broadcast(&w->cv_done);
 }
 
@@ -97,7 +124,7 @@ int wlog_append(struct wlog *w, struct wlog_rec *r, bool wait)
 		if (w->err || w->stop)
 			goto out_err;
 		if (w->fill + need > WLOG_BUF) { /* the filling batch is full: send it */
-			if (!w->writing)
+			if (can_send(w))
 				write_batch(w);
 			else
 				pthread_cond_wait(&w->cv_done, &w->mu);
@@ -110,7 +137,7 @@ int wlog_append(struct wlog *w, struct wlog_rec *r, bool wait)
 		}
 		break;
 	}
-	p = w->buf[w->cur] + w->fill;
+	p = w->filling + w->fill;
 	memcpy(p, &rh, sizeof(rh));
 	memcpy(p + sizeof(rh), r->key, r->keylen);
 	if (r->len)
@@ -124,7 +151,7 @@ int wlog_append(struct wlog *w, struct wlog_rec *r, bool wait)
 	if (crowded(w))
 		pthread_cond_signal(&w->cv_work);
 	while (wait && w->durable_seq <= r->seq && !w->err) {
-		if (!w->writing)
+		if (filling_holds(w, r->seq) && can_send(w))
 			write_batch(w);
 		else
 			pthread_cond_wait(&w->cv_done, &w->mu);
@@ -168,21 +195,27 @@ int wlog_retire(struct wlog *w, uint64_t seq)
 
 int wlog_checkpoint(struct wlog *w)
 {
-	uint64_t lsn, seq;
+	uint64_t lsn, seq, upto;
 	int err;
 
 	pthread_mutex_lock(&w->mu);
-	while (w->writing)
+	/* records appended without waiting go out now; wait for every batch sent */
+	while (w->nrec && !w->err) {
+		if (can_send(w))
+			write_batch(w);
+		else
+			pthread_cond_wait(&w->cv_done, &w->mu);
+	}
+	upto = w->head_lsn;
+	while (w->durable_lsn < upto && !w->err)
 		pthread_cond_wait(&w->cv_done, &w->mu);
-	if (w->nrec && !w->err)
-		write_batch(w); /* records appended without waiting go out now */
 	err = w->err;
 	lsn = w->durable_lsn;
 	seq = w->durable_seq;
 	pthread_mutex_unlock(&w->mu);
 	if (err)
 		return err;
-	if (seq == w->retired_seq && lsn == w->tail_lsn && w->sb_gen > 0)
+	if (seq == w->retired_seq && lsn == w->tail_lsn && w->sb_epoch == w->epoch)
 		return 0;
 	/* Every record below seq was appended after its file write: sync covers them. */
 	err = w->sync ? w->sync(w->sync_arg) : 0;

@@ -17,7 +17,9 @@
 #define WLOG_BUF      (2u * 1024 * 1024 + WLOG_BLK) /* one batch, at most */
 #define WLOG_SB_MAGIC 0x314c57414f4853ull	    /* "SHOAWL1" */
 #define WLOG_BT_MAGIC 0x3154424c57414853ull	    /* "SHAWLBT1" */
-#define WLOG_VERSION  1u
+#define WLOG_VERSION  2u
+#define WLOG_INFLIGHT 4u		  /* batches being written at once */
+#define WLOG_NBUF     (WLOG_INFLIGHT + 1) /* and the one filling */
 
 struct wlog_sb {
 	uint64_t magic;
@@ -27,7 +29,8 @@ struct wlog_sb {
 	uint64_t gen; /* the newer of the two valid slots wins */
 	uint64_t tail_lsn;
 	uint64_t tail_seq;
-	uint32_t crc; /* CRC-32C of this struct with crc = 0 */
+	uint64_t epoch; /* of the batches from the tail on: one per server start */
+	uint32_t crc;	/* CRC-32C of this struct with crc = 0 */
 	uint32_t pad;
 };
 
@@ -35,6 +38,7 @@ struct wlog_batch {
 	uint64_t magic;
 	uint64_t lsn;
 	uint64_t first_seq;
+	uint64_t epoch; /* a batch of an earlier start, left after a torn one, is not ours */
 	uint32_t nrec;
 	uint32_t len; /* header + records, before the padding to WLOG_BLK */
 	uint32_t crc; /* CRC-32C of the len bytes with crc = 0 */
@@ -59,25 +63,36 @@ struct wlog {
 	pthread_cond_t cv_space; /* a checkpoint freed space or retired records */
 	pthread_cond_t cv_work;	 /* the checkpoint thread has something to do */
 
+	/* Buffers: buf[0] has a spare block after it for superblock writes. */
+	uint8_t *buf[WLOG_NBUF];
+	uint8_t *spare[WLOG_NBUF]; /* those neither filling nor being written */
+	unsigned nspare;
+
 	/* Filling: the batch the appenders copy into. */
-	uint8_t *buf[2];
-	int cur;
-	uint32_t fill;	    /* bytes in buf[cur], header included */
-	uint32_t nrec;	    /* records in buf[cur] */
+	uint8_t *filling;
+	uint32_t fill;	    /* bytes in it, header included */
+	uint32_t nrec;	    /* records in it */
 	uint64_t next_seq;  /* of the next record */
 	uint64_t oldest_ns; /* when the oldest record not retired came */
+	uint64_t epoch;	    /* of the batches this start writes */
 
-	/* Writing: one batch at a time, by whichever waiter finds nobody writing. */
-	bool writing;
+	/* Writing: up to WLOG_INFLIGHT batches at once, each by the appender that sent it.
+	 * flight[] holds them in log order; the durable mark moves only past a prefix of
+	 * written ones, so a record is durable only when every record before it is. */
+	struct wlog_flight {
+		uint64_t end_lsn, end_seq;
+		bool done;
+	} flight[WLOG_INFLIGHT];
+	unsigned fhead, nflight;
 	uint64_t head_lsn;    /* where the next batch goes (reserved before it is written) */
-	uint64_t durable_lsn; /* end of the last batch on disk */
+	uint64_t durable_lsn; /* end of the last batch on disk with all before it */
 	uint64_t durable_seq; /* records below it are on disk */
 	int err;	      /* sticky: once the log failed, it stays failed */
 
 	/* Retiring. */
 	uint64_t tail_lsn;    /* oldest batch still needed */
 	uint64_t retired_seq; /* records below it are in durable files */
-	uint64_t sb_gen;
+	uint64_t sb_gen, sb_epoch;
 	uint64_t want_seq; /* wlog_retire() waits for records below this */
 	bool stop, started;
 	pthread_t thr;
@@ -92,7 +107,7 @@ static inline uint64_t wlog_round_blk(uint64_t n)
 
 /* wlog.c: positional I/O of the data area, wrapping at its end. */
 int wlog_io(struct wlog *w, bool write, uint64_t lsn, void *buf, uint64_t len);
-/* wlog.c: write the superblock naming (tail_lsn, tail_seq) into the next slot. */
+/* wlog.c: write the superblock naming (tail_lsn, tail_seq, w->epoch) into the next slot. */
 int wlog_write_sb(struct wlog *w, uint64_t tail_lsn, uint64_t tail_seq);
 /* wlog_commit.c: the checkpoint thread's body; wlog_checkpoint() runs one round. */
 void *wlog_thread(void *arg);

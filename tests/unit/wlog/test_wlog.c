@@ -211,6 +211,18 @@ static void retire_first(void)
 		_exit(1);
 }
 
+/* writes_three(), then a fourth record as long as the third. */
+static void writes_four(void)
+{
+	struct wlog *w = open_started();
+
+	if (append(w, WLOG_WRITE, 1, 0, 4096, true, NULL) ||
+	    append(w, WLOG_WRITE, 2, 8192, 32768, true, NULL) ||
+	    append(w, WLOG_WRITE, 3, 100, 7, true, NULL) ||
+	    append(w, WLOG_WRITE, 4, 200, 7, true, NULL))
+		_exit(1);
+}
+
 static void test_retired_records_do_not(void)
 {
 	struct seen s;
@@ -244,6 +256,67 @@ static void test_unwaited_record_is_ordered(void)
 	CHECK_EQ(s.type[0], WLOG_TRUNCATE);
 	CHECK_EQ(s.off[0], 123);
 	CHECK_EQ(s.type[1], WLOG_WRITE);
+	teardown();
+}
+
+/* Flip a byte in the header of the third batch that writes_three() left. */
+static void tear_third_batch(void)
+{
+	struct wlog_sb sb[2];
+	uint8_t byte;
+	int fd = open(path, O_RDWR);
+
+	CHECK(fd >= 0);
+	CHECK(pread(fd, &sb[0], sizeof(sb[0]), 0) == (ssize_t)sizeof(sb[0]));
+	CHECK(pread(fd, &sb[1], sizeof(sb[1]), WLOG_BLK) == (ssize_t)sizeof(sb[1]));
+	{
+		const struct wlog_sb *cur = sb[1].gen > sb[0].gen ? &sb[1] : &sb[0];
+		uint64_t lsn = cur->tail_lsn + batch_span(6, 4096) + batch_span(6, 32768);
+		off_t at = WLOG_SB_BYTES + (off_t)(lsn % cur->cap) + 20;
+
+		CHECK(pread(fd, &byte, 1, at) == 1);
+		byte ^= 0x40;
+		CHECK(pwrite(fd, &byte, 1, at) == 1);
+	}
+	close(fd);
+}
+
+static int accept_all(void *arg, const struct wlog_rec *r)
+{
+	(void)arg;
+	(void)r;
+	return 0;
+}
+
+/* Replays what the torn log holds (two records), then writes one record where the
+ * third batch was, as long as it was, and dies. */
+static void restart_and_rewrite(void)
+{
+	struct wlog_opts o = {.size = 16 * MIB, .interval_ms = 3600 * 1000};
+	struct wlog *w = NULL;
+	uint64_t n = 0;
+
+	if (wlog_open(path, &o, &w) || wlog_replay(w, accept_all, NULL, &n) || n != 2 ||
+	    wlog_start(w, count_sync, NULL))
+		_exit(1);
+	if (append(w, WLOG_WRITE, 7, 0, 7, true, NULL))
+		_exit(2);
+}
+
+static void test_batch_of_earlier_start_ignored(void)
+{
+	struct seen s;
+
+	setup();
+	crash_after(writes_four);
+	tear_third_batch();
+	crash_after(restart_and_rewrite);
+	/* The fourth batch of the first start still lies right after the new record,
+	 * where the log goes on, with the next position and sequence number: only its
+	 * epoch tells it from a batch of this start. */
+	CHECK_EQ(replay(&s), 0);
+	CHECK_EQ(s.n, 1);
+	CHECK_EQ(s.tag[0], 7);
 	teardown();
 }
 
@@ -410,5 +483,6 @@ static void test_tmpfs_refused(void)
 }
 
 TESTS(test_waited_records_come_back, test_retired_records_do_not, test_unwaited_record_is_ordered,
-      test_torn_batch_ends_replay, test_wraps_around, test_concurrent_appenders,
-      test_clean_close_leaves_nothing, test_oversized_record_refused, test_tmpfs_refused)
+      test_torn_batch_ends_replay, test_batch_of_earlier_start_ignored, test_wraps_around,
+      test_concurrent_appenders, test_clean_close_leaves_nothing, test_oversized_record_refused,
+      test_tmpfs_refused)
