@@ -171,13 +171,17 @@ static void crash_after(void (*fn)(void))
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 }
 
+/* Three waited records, each its own batch: 4 KiB, 32 KiB and 7 bytes. */
+static int append_three(struct wlog *w)
+{
+	return append(w, WLOG_WRITE, 1, 0, 4096, true, NULL) ||
+	       append(w, WLOG_WRITE, 2, 8192, 32768, true, NULL) ||
+	       append(w, WLOG_WRITE, 3, 100, 7, true, NULL);
+}
+
 static void writes_three(void)
 {
-	struct wlog *w = open_started();
-
-	if (append(w, WLOG_WRITE, 1, 0, 4096, true, NULL) ||
-	    append(w, WLOG_WRITE, 2, 8192, 32768, true, NULL) ||
-	    append(w, WLOG_WRITE, 3, 100, 7, true, NULL))
+	if (append_three(open_started()))
 		_exit(1);
 }
 
@@ -216,10 +220,7 @@ static void writes_four(void)
 {
 	struct wlog *w = open_started();
 
-	if (append(w, WLOG_WRITE, 1, 0, 4096, true, NULL) ||
-	    append(w, WLOG_WRITE, 2, 8192, 32768, true, NULL) ||
-	    append(w, WLOG_WRITE, 3, 100, 7, true, NULL) ||
-	    append(w, WLOG_WRITE, 4, 200, 7, true, NULL))
+	if (append_three(w) || append(w, WLOG_WRITE, 4, 200, 7, true, NULL))
 		_exit(1);
 }
 
@@ -323,27 +324,10 @@ static void test_batch_of_earlier_start_ignored(void)
 static void test_torn_batch_ends_replay(void)
 {
 	struct seen s;
-	struct wlog_sb sb[2];
-	uint8_t byte;
-	int fd;
 
 	setup();
 	crash_after(writes_three);
-	/* each waited append went out as its own batch: damage the third one's header */
-	fd = open(path, O_RDWR);
-	CHECK(fd >= 0);
-	CHECK(pread(fd, &sb[0], sizeof(sb[0]), 0) == (ssize_t)sizeof(sb[0]));
-	CHECK(pread(fd, &sb[1], sizeof(sb[1]), WLOG_BLK) == (ssize_t)sizeof(sb[1]));
-	{
-		const struct wlog_sb *cur = sb[1].gen > sb[0].gen ? &sb[1] : &sb[0];
-		uint64_t lsn = cur->tail_lsn + batch_span(6, 4096) + batch_span(6, 32768);
-		off_t at = WLOG_SB_BYTES + (off_t)(lsn % cur->cap) + 20;
-
-		CHECK(pread(fd, &byte, 1, at) == 1);
-		byte ^= 0x40;
-		CHECK(pwrite(fd, &byte, 1, at) == 1);
-	}
-	close(fd);
+	tear_third_batch();
 	CHECK_EQ(replay(&s), 0);
 	CHECK_EQ(s.n, 2);
 	CHECK_EQ(s.tag[1], 2);
