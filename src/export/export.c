@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/log.h"
 #include "core/siphash.h"
 
 /* Protects the pairing of a load of @cur with the increment of its refcount. */
@@ -267,6 +268,22 @@ size_t export_table_count(const struct export_table *t)
 const struct export *export_table_at(const struct export_table *t, size_t i)
 {
 	return i < t->n ? &t->exports[i] : NULL;
+}
+
+int export_table_sync(const struct export_table *t)
+{
+	int first = 0;
+
+	for (size_t i = 0; i < t->n; i++) {
+		int rc = vfs_export_sync(t->exports[i].vx);
+
+		if (rc) {
+			log_error("%s: cannot flush to stable storage: %s", t->exports[i].path,
+				  strerror(-rc));
+			first = first ? first : rc;
+		}
+	}
+	return first;
 }
 
 const struct export *export_by_id(const struct export_table *t, uint32_t id)

@@ -65,6 +65,9 @@ void export_table_put(struct export_table *t);
 
 size_t export_table_count(const struct export_table *t);
 const struct export *export_table_at(const struct export_table *t, size_t i);
+/* Flush every export of @t to stable storage (syncfs), logging each failure; 0 or the
+ * first error. */
+int export_table_sync(const struct export_table *t);
 const struct export *export_by_id(const struct export_table *t, uint32_t id);
 /* Find by path, ignoring a trailing slash; NULL if not exported. */
 const struct export *export_by_path(const struct export_table *t, const char *path);

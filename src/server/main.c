@@ -417,17 +417,10 @@ static void reload_exports(const struct config *cfg)
 static void sync_exports(void)
 {
 	struct export_table *t = export_table_get();
-	int rc;
 
 	if (!t)
 		return;
-	for (size_t i = 0; i < export_table_count(t); i++) {
-		const struct export *e = export_table_at(t, i);
-
-		rc = vfs_export_sync(e->vx);
-		if (rc)
-			log_error("%s: cannot flush to stable storage: %s", e->path, strerror(-rc));
-	}
+	export_table_sync(t);
 	export_table_put(t);
 }
 

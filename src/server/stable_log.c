@@ -24,7 +24,7 @@
 
 struct replay {
 	const struct export_table *t;
-	uint64_t applied, gone;
+	uint64_t gone; /* records of files since removed */
 };
 
 static int replay_one(void *arg, const struct wlog_rec *r)
@@ -59,7 +59,6 @@ static int replay_one(void *arg, const struct wlog_rec *r)
 			  (unsigned long long)r->seq, strerror(-err));
 		return err;
 	}
-	rp->applied++;
 	return 0;
 }
 
@@ -67,18 +66,9 @@ static int replay_one(void *arg, const struct wlog_rec *r)
 static int sync_exports(void *arg)
 {
 	struct export_table *t = export_table_get();
-	int err = 0;
+	int err = t ? export_table_sync(t) : 0;
 
 	(void)arg;
-	for (size_t i = 0; t && i < export_table_count(t); i++) {
-		int e = vfs_export_sync(export_table_at(t, i)->vx);
-
-		if (e && !err) {
-			log_error("%s: cannot flush to stable storage: %s",
-				  export_table_at(t, i)->path, strerror(-e));
-			err = e;
-		}
-	}
 	if (t)
 		export_table_put(t);
 	return err;

@@ -88,18 +88,15 @@ static void write_batch(struct wlog *w)
 	}
 	f->done = true;
 	w->spare[w->nspare++] = b;
-	/* the durable mark passes every batch written with all those before it */
-	while (w->nflight && w->flight[w->fhead].done && !w->err) {
-		w->durable_lsn = w->flight[w->fhead].end_lsn;
-		w->durable_seq = w->flight[w->fhead].end_seq;
+	/* The durable mark passes every batch written with all those before it; after a
+	 * failed write nothing is durable any more, and written batches are only counted out. */
+	while (w->nflight && w->flight[w->fhead].done) {
+		if (!w->err) {
+			w->durable_lsn = w->flight[w->fhead].end_lsn;
+			w->durable_seq = w->flight[w->fhead].end_seq;
+		}
 		w->fhead = (w->fhead + 1) % WLOG_INFLIGHT;
 		w->nflight--;
-	}
-	if (w->err) { /* nothing after a failed write is durable: just count it out */
-		while (w->nflight && w->flight[w->fhead].done) {
-			w->fhead = (w->fhead + 1) % WLOG_INFLIGHT;
-			w->nflight--;
-		}
 	}
 	pthread_cond_broadcast(&w->cv_done);
 }
