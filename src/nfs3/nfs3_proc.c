@@ -610,14 +610,6 @@ static bool nfs3_write_blocks(const void *argp)
 	return args->stable != NFS3_UNSTABLE;
 }
 
-/* A size change may free many blocks, and waits for room in the stable-write log. */
-static bool nfs3_setattr_blocks(const void *argp)
-{
-	const struct nfs3_setattr_args *args = argp;
-
-	return args->attr.set_size;
-}
-
 /* A large READ may wait for the disk; small ones are served on the loop. */
 static bool nfs3_read_blocks(const void *argp)
 {
@@ -639,10 +631,10 @@ static bool nfs3_read_blocks(const void *argp)
 /*
  * Non-idempotent procedures (those that create, remove or rename, and SETATTR/WRITE,
  * whose retransmission after a later change would undo it) keep their reply in the
- * duplicate request cache; COMMIT is idempotent. COMMIT and the READDIRs always run in
- * the blocking pool, stable WRITEs, size-changing SETATTRs and large READs when their
- * arguments say so;
- * everything else is served on the event loop. SETATTR is encoded by
+ * duplicate request cache; COMMIT is idempotent. Those that change the file system wait
+ * for an fsync (their change must be stable before the reply), so they run in the
+ * blocking pool, as do COMMIT and the READDIRs; stable WRITEs and large READs run there
+ * when their arguments say so; everything else is served on the event loop. SETATTR is encoded by
  * nfs3_enc_wccstat_res, hence its result type; the codec decodes READLINK, FSSTAT,
  * FSINFO and PATHCONF as GETATTR (a handle) and COMMIT as READ (same layout).
  */
@@ -656,7 +648,7 @@ static const struct rpc_proc nfs3_procs[NFS3_NPROCS] = {
 		  .drc = RPC_DRC_NONE),
 	NFS3_PROC(NFS3PROC_SETATTR, "SETATTR", nfs3_dec_setattr_args, nfs3_setattr,
 		  nfs3_enc_wccstat_res, struct nfs3_setattr_args, struct nfs3_wccstat_res,
-		  .drc = RPC_DRC_REPLY, .blocking_if = nfs3_setattr_blocks),
+		  .drc = RPC_DRC_REPLY, .blocking = true),
 	NFS3_PROC(NFS3PROC_LOOKUP, "LOOKUP", nfs3_dec_lookup_args, nfs3_lookup, nfs3_enc_lookup_res,
 		  struct nfs3_lookup_args, struct nfs3_lookup_res, .drc = RPC_DRC_NONE),
 	NFS3_PROC(NFS3PROC_ACCESS, "ACCESS", nfs3_dec_access_args, nfs3_access, nfs3_enc_access_res,
@@ -671,23 +663,29 @@ static const struct rpc_proc nfs3_procs[NFS3_NPROCS] = {
 		  struct nfs3_write_args, struct nfs3_write_res, .drc = RPC_DRC_REPLY,
 		  .blocking_if = nfs3_write_blocks),
 	NFS3_PROC(NFS3PROC_CREATE, "CREATE", nfs3_dec_create_args, nfs3_create, nfs3_enc_diropres,
-		  struct nfs3_create_args, struct nfs3_diropres, .drc = RPC_DRC_REPLY),
+		  struct nfs3_create_args, struct nfs3_diropres, .drc = RPC_DRC_REPLY,
+		  .blocking = true),
 	NFS3_PROC(NFS3PROC_MKDIR, "MKDIR", nfs3_dec_mkdir_args, nfs3_mkdir, nfs3_enc_diropres,
-		  struct nfs3_mkdir_args, struct nfs3_diropres, .drc = RPC_DRC_REPLY),
+		  struct nfs3_mkdir_args, struct nfs3_diropres, .drc = RPC_DRC_REPLY,
+		  .blocking = true),
 	NFS3_PROC(NFS3PROC_SYMLINK, "SYMLINK", nfs3_dec_symlink_args, nfs3_symlink,
 		  nfs3_enc_diropres, struct nfs3_symlink_args, struct nfs3_diropres,
-		  .drc = RPC_DRC_REPLY),
+		  .drc = RPC_DRC_REPLY, .blocking = true),
 	NFS3_PROC(NFS3PROC_MKNOD, "MKNOD", nfs3_dec_mknod_args, nfs3_mknod, nfs3_enc_diropres,
-		  struct nfs3_mknod_args, struct nfs3_diropres, .drc = RPC_DRC_REPLY),
+		  struct nfs3_mknod_args, struct nfs3_diropres, .drc = RPC_DRC_REPLY,
+		  .blocking = true),
 	NFS3_PROC(NFS3PROC_REMOVE, "REMOVE", nfs3_dec_lookup_args, nfs3_remove,
 		  nfs3_enc_wccstat_res, struct nfs3_remove_args, struct nfs3_wccstat_res,
-		  .drc = RPC_DRC_REPLY),
+		  .drc = RPC_DRC_REPLY, .blocking = true),
 	NFS3_PROC(NFS3PROC_RMDIR, "RMDIR", nfs3_dec_lookup_args, nfs3_rmdir, nfs3_enc_wccstat_res,
-		  struct nfs3_remove_args, struct nfs3_wccstat_res, .drc = RPC_DRC_REPLY),
+		  struct nfs3_remove_args, struct nfs3_wccstat_res, .drc = RPC_DRC_REPLY,
+		  .blocking = true),
 	NFS3_PROC(NFS3PROC_RENAME, "RENAME", nfs3_dec_rename_args, nfs3_rename, nfs3_enc_rename_res,
-		  struct nfs3_rename_args, struct nfs3_rename_res, .drc = RPC_DRC_REPLY),
+		  struct nfs3_rename_args, struct nfs3_rename_res, .drc = RPC_DRC_REPLY,
+		  .blocking = true),
 	NFS3_PROC(NFS3PROC_LINK, "LINK", nfs3_dec_link_args, nfs3_link, nfs3_enc_link_res,
-		  struct nfs3_link_args, struct nfs3_link_res, .drc = RPC_DRC_REPLY),
+		  struct nfs3_link_args, struct nfs3_link_res, .drc = RPC_DRC_REPLY,
+		  .blocking = true),
 	NFS3_PROC(NFS3PROC_READDIR, "READDIR", nfs3_dec_readdir_args, nfs3_readdir,
 		  nfs3_enc_readdir_res, struct nfs3_readdir_args, struct nfs3_readdir_res,
 		  .drc = RPC_DRC_NONE, .blocking = true),

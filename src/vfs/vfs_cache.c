@@ -425,6 +425,21 @@ int vfs_node_data_fd(struct vfs_node *node, int *fd, bool *writable)
 	return 0;
 }
 
+int vfs_node_sync(struct vfs_node *node)
+{
+	bool writable;
+	int fd, err;
+
+	/* A FIFO or a device must never be opened by the server (opening can block or act
+	 * on the device); such nodes, and symlinks, reach the disk with their directory. */
+	if (!S_ISREG(node->type) && !S_ISDIR(node->type))
+		return 0;
+	err = vfs_node_data_fd(node, &fd, &writable);
+	if (err)
+		return err;
+	return node->ve->be->fsync(fd, false);
+}
+
 int vfs_export_open(const char *path, uint32_t export_id, struct vfs_export **out)
 {
 	const struct backend_ops *be = &posix_backend_ops;

@@ -7,6 +7,10 @@
  * is created. Each returns weak cache consistency data for the directory: pre from an
  * fstat before the change, post from one after it. When a change removes an object's
  * last link, its cached node is forgotten so that its handle turns stale at once.
+ *
+ * A change is stable before it is reported done (RFC 1813 asks that of every operation
+ * that modifies the file system): what was created or linked is fsynced, then every
+ * directory that changed. A failed sync fails the call, though the change was made.
  */
 #include <errno.h>
 #include <string.h>
@@ -58,6 +62,10 @@ static int finish_new(const struct vfs_ctx *ctx, struct vfs_node *dir, int fd,
 		if (!err)
 			err = vfs_getattr(node, attr);
 	}
+	if (!err)
+		err = vfs_node_sync(node);
+	if (!err)
+		err = vfs_node_sync(dir);
 	*fh = node->fh;
 	vfs_node_put(node);
 out:
@@ -317,6 +325,8 @@ static int remove_common(const struct vfs_ctx *ctx, struct vfs_node *dir, const 
 	else
 		err = dir->ve->be->unlink(dir->fd, name, is_dir);
 	victim_close(dir, fd, &fh);
+	if (!err)
+		err = vfs_node_sync(dir);
 out:
 	vfs_wcc_post(dir_wcc, dir);
 	return err;
@@ -363,6 +373,10 @@ int vfs_rename(const struct vfs_ctx *ctx, struct vfs_node *from_dir, const char 
 	err = from_dir->ve->be->rename(from_dir->fd, from_name, to_dir->fd, to_name);
 	if (fd >= 0)
 		victim_close(to_dir, fd, &fh);
+	if (!err)
+		err = vfs_node_sync(to_dir);
+	if (!err && to_dir != from_dir)
+		err = vfs_node_sync(from_dir);
 out:
 	vfs_wcc_post(from_wcc, from_dir);
 	if (to_wcc->pre_valid)
@@ -385,6 +399,10 @@ int vfs_link(const struct vfs_ctx *ctx, struct vfs_node *node, struct vfs_node *
 		err = -EXDEV;
 	else
 		err = dir->ve->be->link(node->fd, dir->fd, name);
+	if (!err)
+		err = vfs_node_sync(node);
+	if (!err)
+		err = vfs_node_sync(dir);
 	*attr_valid = vfs_node_attr(node, attr);
 	vfs_wcc_post(dir_wcc, dir);
 	return err;

@@ -121,6 +121,8 @@ int vfs_setattr(const struct vfs_ctx *ctx, struct vfs_node *node, const struct v
 		goto out;
 	}
 	err = vfs_apply_sattr(ctx, node, &st, sa, false);
+	if (!err) /* stable before the reply, as RFC 1813 asks of SETATTR */
+		err = vfs_node_sync(node);
 out:
 	vfs_wcc_post(wcc, node);
 	return err;

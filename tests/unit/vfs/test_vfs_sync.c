@@ -1,0 +1,173 @@
+/*
+ * test_vfs_sync.c - unit tests for metadata durability (src/vfs/vfs_dirops.c,
+ * src/vfs/vfs_ops.c): each operation that changes the file system fsyncs what it
+ * changed (the object it made or linked, every directory it changed, the file whose
+ * attributes it set) before it returns; a failed fsync fails the call; operations that
+ * change nothing sync nothing, and a FIFO is never opened to be synced. The export's
+ * back end is wrapped so that every fsync is recorded by inode number (and can fail).
+ */
+#include "backend/posix/posix.h"
+#include "unit/vfs/vfs_fixture.h"
+#include "vfs/vfs_internal.h"
+
+#define MAX_SYNCS 64
+
+static ino_t synced[MAX_SYNCS];
+static int nsynced;
+static bool fail_syncs;
+static struct backend_ops rec_ops;
+
+static int rec_fsync(int fd, bool datasync)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) == 0 && nsynced < MAX_SYNCS)
+		synced[nsynced++] = st.st_ino;
+	if (fail_syncs)
+		return -EIO;
+	return posix_backend_ops.fsync(fd, datasync);
+}
+
+/* The fixture with its export's fsync recorded. */
+static void setup(struct fx *f)
+{
+	fx_setup(f);
+	rec_ops = posix_backend_ops;
+	rec_ops.fsync = rec_fsync;
+	f->ve->be = &rec_ops;
+	nsynced = 0;
+	fail_syncs = false;
+}
+
+static void forget_syncs(void)
+{
+	nsynced = 0;
+}
+
+static ino_t ino_of(const struct fx *f, const char *rel)
+{
+	char path[256];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", f->exp, rel);
+	if (lstat(path, &st) != 0)
+		return 0;
+	return st.st_ino;
+}
+
+static bool was_synced(ino_t ino)
+{
+	for (int i = 0; i < nsynced; i++)
+		if (synced[i] == ino)
+			return true;
+	return false;
+}
+
+static void test_creation_syncs_object_and_directory(void)
+{
+	struct vfs_attr a;
+	struct vfs_wcc wcc;
+	struct vfs_fh fh;
+	struct fx f;
+
+	setup(&f);
+	fh = fx_create(&f, &fx_root_ctx, "a");
+	CHECK(was_synced(ino_of(&f, "a")));
+	CHECK(was_synced(ino_of(&f, "")));
+	forget_syncs();
+	CHECK_EQ(vfs_mkdir(&fx_root_ctx, f.root, "d", &fx_no_sattr, &fh, &a, &wcc), 0);
+	CHECK(was_synced(ino_of(&f, "d")));
+	CHECK(was_synced(ino_of(&f, "")));
+	forget_syncs();
+	CHECK_EQ(vfs_symlink(&fx_root_ctx, f.root, "s", "a", &fx_no_sattr, &fh, &a, &wcc), 0);
+	CHECK(was_synced(ino_of(&f, "")));
+	forget_syncs();
+	CHECK_EQ(vfs_mknod(&fx_root_ctx, f.root, "p", VFS_FIFO, &fx_no_sattr, 0, 0, &fh, &a, &wcc),
+		 0);
+	CHECK(was_synced(ino_of(&f, "")));
+	CHECK(!was_synced(ino_of(&f, "p"))); /* never opened: that could block */
+	fx_teardown(&f);
+}
+
+static void test_changes_sync_what_they_changed(void)
+{
+	struct vfs_sattr sa = {.set_mode = true, .mode = 0600};
+	struct vfs_wcc wcc, wcc2;
+	struct vfs_node *a, *d;
+	struct vfs_attr at;
+	struct vfs_fh fh;
+	bool av;
+	struct fx f;
+
+	setup(&f);
+	fh = fx_create(&f, &fx_root_ctx, "a");
+	a = fx_node(&f, &fh);
+	CHECK_EQ(vfs_mkdir(&fx_root_ctx, f.root, "d", &fx_no_sattr, &fh, &at, &wcc), 0);
+	d = fx_node(&f, &fh);
+
+	forget_syncs();
+	CHECK_EQ(vfs_setattr(&fx_root_ctx, a, &sa, NULL, &wcc), 0);
+	CHECK(was_synced(ino_of(&f, "a")));
+	forget_syncs();
+	CHECK_EQ(vfs_link(&fx_root_ctx, a, d, "l", &at, &av, &wcc), 0);
+	CHECK(was_synced(ino_of(&f, "a")));
+	CHECK(was_synced(ino_of(&f, "d")));
+	forget_syncs();
+	CHECK_EQ(vfs_rename(&fx_root_ctx, f.root, "a", d, "b", &wcc, &wcc2), 0);
+	CHECK(was_synced(ino_of(&f, "")));
+	CHECK(was_synced(ino_of(&f, "d")));
+	forget_syncs();
+	CHECK_EQ(vfs_remove(&fx_root_ctx, d, "l", &wcc), 0);
+	CHECK(was_synced(ino_of(&f, "d")));
+	forget_syncs();
+	CHECK_EQ(vfs_remove(&fx_root_ctx, d, "b", &wcc), 0);
+	vfs_node_put(a);
+	vfs_node_put(d);
+	CHECK_EQ(vfs_rmdir(&fx_root_ctx, f.root, "d", &wcc), 0);
+	CHECK(was_synced(ino_of(&f, "")));
+	fx_teardown(&f);
+}
+
+static void test_failed_sync_fails_the_call(void)
+{
+	struct vfs_attr a;
+	struct vfs_wcc wcc;
+	struct vfs_fh fh;
+	struct fx f;
+
+	setup(&f);
+	fail_syncs = true;
+	CHECK_EQ(vfs_create(&fx_root_ctx, f.root, "a", VFS_CREATE_UNCHECKED, &fx_no_sattr, NULL,
+			    &fh, &a, &wcc),
+		 -EIO);
+	CHECK(wcc.post_valid);
+	CHECK_EQ(vfs_remove(&fx_root_ctx, f.root, "a", &wcc), -EIO);
+	CHECK_EQ(vfs_mkdir(&fx_root_ctx, f.root, "d", &fx_no_sattr, &fh, &a, &wcc), -EIO);
+	fail_syncs = false;
+	fx_teardown(&f);
+}
+
+static void test_reading_syncs_nothing(void)
+{
+	struct vfs_attr a, da;
+	struct vfs_fh fh, fh2;
+	struct vfs_node *n;
+	uint32_t got;
+	char buf[16];
+	bool dv, eof;
+	struct fx f;
+
+	setup(&f);
+	fh = fx_create(&f, &fx_root_ctx, "a");
+	n = fx_node(&f, &fh);
+	forget_syncs();
+	CHECK_EQ(vfs_lookup(&fx_root_ctx, f.root, "a", &fh2, &a, &da, &dv), 0);
+	CHECK_EQ(vfs_getattr(n, &a), 0);
+	CHECK_EQ(vfs_read(&fx_root_ctx, n, 0, sizeof(buf), buf, &got, &eof, &a), 0);
+	CHECK_EQ(nsynced, 0);
+	vfs_node_put(n);
+	fx_teardown(&f);
+}
+
+TESTS(test_creation_syncs_object_and_directory, test_changes_sync_what_they_changed,
+      test_failed_sync_fails_the_call, test_reading_syncs_nothing);
