@@ -248,6 +248,23 @@ void net_server_stop(struct net_server *s, unsigned grace_ms)
 	s->stopped = true;
 }
 
+void net_server_counters(struct net_server *s, struct net_counters *c)
+{
+	struct drc_stats d;
+
+	memset(c, 0, sizeof(*c));
+	drc_get_stats(s->drc, &d);
+	c->drc_hits = d.hits;
+	c->drc_in_progress = d.in_progress;
+	c->drc_misses = d.misses;
+	c->drc_evictions = d.evictions;
+	for (unsigned i = 0; i < s->nloops; i++) {
+		c->oversized += atomic_load_explicit(&s->loops[i].oversized, memory_order_relaxed);
+		c->refused += atomic_load_explicit(&s->loops[i].refused, memory_order_relaxed);
+	}
+	c->connections = atomic_load(&s->nconns);
+}
+
 void net_server_free(struct net_server *s)
 {
 	if (!s)

@@ -38,4 +38,16 @@ int net_server_start(struct net_server *s);
 void net_server_stop(struct net_server *s, unsigned grace_ms);
 void net_server_free(struct net_server *s);
 
+/* What the server has counted since it started, for its operators. */
+struct net_counters {
+	uint64_t drc_hits;	  /* retransmissions answered from the duplicate request cache */
+	uint64_t drc_in_progress; /* retransmissions dropped while the original still ran */
+	uint64_t drc_misses;
+	uint64_t drc_evictions;
+	uint64_t oversized; /* records over the size limit (connections closed) */
+	uint64_t refused;   /* connections refused over max_connections */
+	unsigned connections;
+};
+void net_server_counters(struct net_server *s, struct net_counters *c);
+
 #endif

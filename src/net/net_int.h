@@ -126,8 +126,9 @@ struct net_loop {
 	struct net_conn *dead;
 	unsigned inflight; /* requests of this loop not yet released */
 	unsigned udp_inflight;
-	uint64_t oversized; /* records over NET_MAX_RECORD (connections closed) */
-	uint64_t refused;   /* connections refused over max_connections */
+	/* Written by the loop, read by net_server_counters() (relaxed atomics). */
+	_Atomic uint64_t oversized; /* records over NET_MAX_RECORD (connections closed) */
+	_Atomic uint64_t refused;   /* connections refused over max_connections */
 	uint8_t udp_spill[65536];
 };
 

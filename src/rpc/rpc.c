@@ -13,8 +13,10 @@
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #define RPC_MAX_PROGRAMS 16
+#define RPC_MAX_VERS	 8 /* versions of a program that get stats slots */
 
 /*
  * Registered programs. Written only by rpc_register() before the server starts, read
@@ -22,29 +24,79 @@
  */
 static const struct rpc_program *rpc_programs[RPC_MAX_PROGRAMS];
 static unsigned rpc_nprograms;
+/* The stats slot of procedure 0 of each version (-1: none), and the slots used. */
+static int rpc_vbase[RPC_MAX_PROGRAMS][RPC_MAX_VERS];
+static int rpc_nslots;
 
 int rpc_register(const struct rpc_program *prog)
 {
+	int *vbase = rpc_vbase[rpc_nprograms];
+
 	if (rpc_program_find(prog->prog))
 		return -EEXIST;
 	if (rpc_nprograms == RPC_MAX_PROGRAMS)
 		return -ENOSPC;
+	for (uint32_t i = 0; i < RPC_MAX_VERS; i++) {
+		vbase[i] = -1;
+		if (i < prog->nvers &&
+		    rpc_nslots + (int)prog->versions[i].nprocs <= RPC_STATS_SLOTS) {
+			vbase[i] = rpc_nslots;
+			rpc_nslots += (int)prog->versions[i].nprocs;
+		}
+	}
 	rpc_programs[rpc_nprograms++] = prog;
 	return 0;
 }
 
-const struct rpc_program *rpc_program_find(uint32_t prog)
+static int rpc_program_index(uint32_t prog)
 {
 	for (unsigned i = 0; i < rpc_nprograms; i++) {
 		if (rpc_programs[i]->prog == prog)
-			return rpc_programs[i];
+			return (int)i;
 	}
-	return NULL;
+	return -1;
+}
+
+const struct rpc_program *rpc_program_find(uint32_t prog)
+{
+	int i = rpc_program_index(prog);
+
+	return i < 0 ? NULL : rpc_programs[i];
 }
 
 void rpc_unregister_all(void)
 {
 	rpc_nprograms = 0;
+	rpc_nslots = 0;
+}
+
+static uint64_t rpc_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void rpc_stats_walk(rpc_stats_fn fn, void *arg)
+{
+	struct rpc_proc_stats st;
+
+	for (unsigned i = 0; i < rpc_nprograms; i++) {
+		const struct rpc_program *p = rpc_programs[i];
+
+		for (uint32_t j = 0; j < p->nvers && j < RPC_MAX_VERS; j++) {
+			const struct rpc_version *v = &p->versions[j];
+
+			if (rpc_vbase[i][j] < 0)
+				continue;
+			for (uint32_t k = 0; k < v->nprocs; k++) {
+				rpc_stats_sum(rpc_vbase[i][j] + (int)k, &st);
+				if (st.calls && v->procs[k].run)
+					fn(arg, p->name, v->vers, v->procs[k].name, &st);
+			}
+		}
+	}
 }
 
 const char *rpc_peer_str(const struct rpc_req *req, char *buf, size_t len)
@@ -62,9 +114,10 @@ const char *rpc_peer_str(const struct rpc_req *req, char *buf, size_t len)
 }
 
 /* Find the procedure; on failure encode the accept_stat that says why. */
-static const struct rpc_proc *rpc_lookup(struct rpc_req *req, struct xdr_out *o)
+static const struct rpc_proc *rpc_lookup(struct rpc_req *req, struct xdr_out *o, int *slot)
 {
-	const struct rpc_program *p = rpc_program_find(req->prog);
+	int pi = rpc_program_index(req->prog);
+	const struct rpc_program *p = pi < 0 ? NULL : rpc_programs[pi];
 	const struct rpc_version *v = NULL;
 
 	if (!p) {
@@ -72,8 +125,12 @@ static const struct rpc_proc *rpc_lookup(struct rpc_req *req, struct xdr_out *o)
 		return NULL;
 	}
 	for (uint32_t i = 0; i < p->nvers; i++) {
-		if (p->versions[i].vers == req->vers)
+		if (p->versions[i].vers == req->vers) {
 			v = &p->versions[i];
+			*slot = i < RPC_MAX_VERS && rpc_vbase[pi][i] >= 0
+					? rpc_vbase[pi][i] + (int)req->proc
+					: -1;
+		}
 	}
 	if (!v) {
 		rpc_enc_prog_mismatch(o, req->xid, p->versions[0].vers,
@@ -144,6 +201,7 @@ enum rpc_step rpc_call_begin(struct rpc_req *req, struct drc *drc, const uint8_t
 	pv->proc = NULL;
 	pv->drc = NULL;
 	pv->drc_pending = false;
+	pv->stat_slot = -1;
 	req->auth_reject = RPC_AUTH_OK;
 	xdr_out_init(&pv->out, rbuf, cap);
 	switch (rpc_dec_call_hdr(call, len, &h, &why)) {
@@ -163,7 +221,7 @@ enum rpc_step rpc_call_begin(struct rpc_req *req, struct drc *drc, const uint8_t
 	req->vers = h.vers;
 	req->proc = h.proc;
 	req->cred = h.cred;
-	proc = rpc_lookup(req, &pv->out);
+	proc = rpc_lookup(req, &pv->out, &pv->stat_slot);
 	if (!proc)
 		return RPC_STEP_REPLY;
 	if (drc && proc->drc == RPC_DRC_REPLY) {
@@ -179,6 +237,7 @@ enum rpc_step rpc_call_begin(struct rpc_req *req, struct drc *drc, const uint8_t
 	xdr_cur_init(&c, call + h.args_off, len - h.args_off);
 	if (proc->decode && !proc->decode(&c, pv->args))
 		return rpc_fail(req, RPC_GARBAGE_ARGS);
+	pv->t0_ns = rpc_now_ns();
 	if (proc->blocking_if ? proc->blocking_if(pv->args) : proc->blocking)
 		return RPC_STEP_RUN_BLOCKING;
 	return RPC_STEP_RUN;
@@ -196,6 +255,7 @@ void rpc_call_end(struct rpc_req *req)
 	struct rpc_req_priv *pv = req->priv;
 	struct xdr_out *o = &pv->out;
 
+	rpc_stats_note(pv->stat_slot, rpc_now_ns() - pv->t0_ns);
 	xdr_out_truncate(o, 0);
 	if (req->auth_reject != RPC_AUTH_OK) {
 		rpc_enc_denied_auth(o, req->xid, req->auth_reject);

@@ -136,6 +136,17 @@ const struct rpc_program *rpc_program_find(uint32_t prog);
 long rpc_process_buffer(const void *call, size_t len, const struct sockaddr *peer,
 			socklen_t peer_len, void *reply, size_t cap);
 
+/* Calls of one procedure and the server's time on them (decoded to reply encoded). */
+struct rpc_proc_stats {
+	uint64_t calls;
+	uint64_t ns_total;
+	uint64_t ns_max;
+};
+typedef void (*rpc_stats_fn)(void *arg, const char *prog, uint32_t vers, const char *proc,
+			     const struct rpc_proc_stats *st);
+/* Call @fn for every procedure of the registered programs that has served a call. */
+void rpc_stats_walk(rpc_stats_fn fn, void *arg);
+
 /* Text form of the caller's address ("192.0.2.7" or "2001:db8::1"), for logs. */
 const char *rpc_peer_str(const struct rpc_req *req, char *buf, size_t len);
 

@@ -51,6 +51,8 @@ struct rpc_req_priv {
 	struct drc *drc;
 	struct drc_slot slot;
 	bool drc_pending; /* slot is IN_PROGRESS and must be completed */
+	int stat_slot;	  /* the procedure's rpc_stats slot, -1 for none */
+	uint64_t t0_ns;	  /* when its decoding ended (CLOCK_MONOTONIC) */
 };
 
 enum rpc_step {
@@ -59,6 +61,13 @@ enum rpc_step {
 	RPC_STEP_RUN,	       /* call rpc_call_run() on the loop, then rpc_call_end() */
 	RPC_STEP_RUN_BLOCKING, /* call rpc_call_run() on the blocking pool, then rpc_call_end() */
 };
+
+/* rpc_stats.c: slots are numbered by rpc_register(), one per procedure of a version. */
+#define RPC_STATS_SLOTS 128
+/* Count a call of @slot that the server spent @ns on (in this thread's counters). */
+void rpc_stats_note(int slot, uint64_t ns);
+/* The counters of @slot summed over every thread. */
+void rpc_stats_sum(int slot, struct rpc_proc_stats *out);
 
 /*
  * Start serving the call @call[0..len), which must stay valid until the request is

@@ -5,10 +5,12 @@
  * exports (refusing a bad line or a missing path before anything listens), register
  * the RPC programs, bind every listener (a taken port is a clear error), start the
  * event loops, announce readiness. The main thread then only waits for signals:
- * SIGHUP reloads the exports, SIGTERM/SIGINT stop the server gracefully.
+ * SIGHUP reloads the exports, SIGUSR1 logs the call statistics, SIGTERM/SIGINT stop
+ * the server gracefully (logging the statistics once more).
  */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -84,7 +86,8 @@ static void usage(FILE *f)
 		   "  -h, --help            show this help\n"
 		   "  -V, --version         show the version\n"
 		   "\n"
-		   "Signals: SIGHUP re-reads the exports file; SIGTERM or SIGINT stop the server\n"
+		   "Signals: SIGHUP re-reads the exports file; SIGUSR1 logs call counts and the\n"
+		   "server's time per procedure; SIGTERM or SIGINT stop the server\n"
 		   "after the calls in progress have been answered.\n");
 }
 
@@ -399,6 +402,29 @@ static void announce_ready(const struct config *cfg, const struct ports *p)
 	close(cfg->ready_fd);
 }
 
+static void report_proc(void *arg, const char *prog, uint32_t vers, const char *proc,
+			const struct rpc_proc_stats *st)
+{
+	(void)arg;
+	log_info("stats: %s v%u %s: %" PRIu64 " calls, %.1f us mean, %.1f us max", prog, vers, proc,
+		 st->calls, (double)st->ns_total / (double)st->calls / 1000.0,
+		 (double)st->ns_max / 1000.0);
+}
+
+/* SIGUSR1 and the stop: what was served, and the server's time on it, to the log. */
+static void report_stats(struct net_server *s)
+{
+	struct net_counters c;
+
+	rpc_stats_walk(report_proc, NULL);
+	net_server_counters(s, &c);
+	log_info("stats: %u connections open; duplicate request cache: %" PRIu64 " hits, %" PRIu64
+		 " dropped in progress, %" PRIu64 " misses, %" PRIu64 " evictions; %" PRIu64
+		 " oversized records, %" PRIu64 " connections refused",
+		 c.connections, c.drc_hits, c.drc_in_progress, c.drc_misses, c.drc_evictions,
+		 c.oversized, c.refused);
+}
+
 /* SIGHUP: build a new table next to the old one and swap; on error keep the old. */
 static void reload_exports(const struct config *cfg)
 {
@@ -464,6 +490,7 @@ static int serve(const struct config *cfg)
 	/* Signals are taken synchronously by this thread; every other thread blocks them. */
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGHUP);
+	sigaddset(&sigs, SIGUSR1);
 	sigaddset(&sigs, SIGTERM);
 	sigaddset(&sigs, SIGINT);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
@@ -508,6 +535,10 @@ static int serve(const struct config *cfg)
 			reload_exports(cfg);
 			continue;
 		}
+		if (sig == SIGUSR1) {
+			report_stats(s);
+			continue;
+		}
 		if (sig == SIGTERM || sig == SIGINT)
 			break;
 	}
@@ -515,6 +546,7 @@ static int serve(const struct config *cfg)
 	if (cfg->rpcbind)
 		unregister_rpcbind(&ports);
 	net_server_stop(s, SHUTDOWN_GRACE_MS);
+	report_stats(s);
 	net_server_free(s);
 	sync_exports();
 	stable_log_stop(wl);
