@@ -120,13 +120,14 @@ check: deps-test
 	-$(STEP) $(call VARIANT,release) check-access
 	-$(STEP) $(call VARIANT,release) check-hardening
 	-$(STEP) $(call VARIANT,release) check-kernel
+	-$(STEP) $(call VARIANT,release) check-power
 	-$(STEP) $(call VARIANT,asan) check-unit
 	-$(STEP) $(call VARIANT,asan) check-integration
 	-$(STEP) $(call VARIANT,asan) check-hardening
 	-$(STEP) $(call VARIANT,asan) check-fuzz
 	@sh scripts/check-summary.sh $(CHECK_OUT)/$@.txt "build (release)" style \
 		"unit (release)" "integration (release)" "durability (release)" \
-		"concurrency (release)" "access (release)" "hardening (release)" kernel \
+		"concurrency (release)" "access (release)" "hardening (release)" kernel power \
 		"unit (asan)" "integration (asan)" "hardening (asan)" "fuzz (asan)"
 
 # `make soak`: the long forms of the hardening suites (issue #5).

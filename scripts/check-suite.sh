@@ -9,8 +9,8 @@
 # failed otherwise; a command that fails with no failure counted is recorded as one more
 # failure, so that a crash or a broken build is never summed as a pass. With an empty
 # SUMMARY, COMMAND just runs. Lines that state a measured figure ("fuzz: ...",
-# "crash-restart: ...", "peak RSS under load: ...") go to SUMMARY.figures. Exits with
-# COMMAND's status.
+# "crash-restart: ...", "power-loss: ...", "peak RSS under load: ...") go to
+# SUMMARY.figures. Exits with COMMAND's status.
 set -uo pipefail
 
 if [ $# -lt 3 ]; then
@@ -40,6 +40,6 @@ if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then
 fi
 echo "$name: $passed passed, $failed failed (exit $status)" >>"$summary"
 # The hardening figures (issue #5) are gathered too, for the summary's last section.
-grep -E '^(fuzz|hostile|faults|crash-restart|concurrency|access|peak RSS under load): ' "$log" |
+grep -E '^(fuzz|hostile|faults|crash-restart|power-loss|concurrency|access|peak RSS under load): ' "$log" |
 	sed "s/\$/ [$name]/" >>"$summary.figures"
 exit "$status"

@@ -8,7 +8,8 @@
 #   bench  also the peer server that `make bench` compares against (nfs-ganesha)
 #   kernel what `make check-kernel` uses to boot a Linux NFS client in a VM: qemu, and
 #          debootstrap to build the guest (its kernel, nfs-common and fio come from the
-#          Debian mirror into the guest image, not onto this machine)
+#          Debian mirror into the guest image, not onto this machine); e2fsprogs also
+#          makes, repairs and reads the disk of `make check-power`
 #
 # Packages are checked with dpkg-query first, so a second run is fast and works offline;
 # `apt-get update` runs only when something is missing. Package scripts are not allowed to

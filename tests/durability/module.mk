@@ -1,9 +1,13 @@
 # durability: crash and restart under load (issue #5); see tests/durability/suite.sh.
-INTEG_TOOLS += $(O)/tests/durability/dur_load
+INTEG_TOOLS += $(O)/tests/durability/dur_load $(O)/tests/durability/dur_meta
 
 # nfsc.o is the small synchronous libnfs client shared by the durability, concurrency and
 # access tools.
 $(O)/tests/durability/dur_load: $(O)/tests/durability/dur_load.o $(O)/tests/durability/nfsc.o
+	$(CC) $(LDFLAGS) -o $@ $^ -lnfs
+
+# dur_meta: the namespace load of the power-loss test (tests/kernel/power.sh).
+$(O)/tests/durability/dur_meta: $(O)/tests/durability/dur_meta.o $(O)/tests/durability/nfsc.o
 	$(CC) $(LDFLAGS) -o $@ $^ -lnfs
 
 .PHONY: check-durability soak-durability

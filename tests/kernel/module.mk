@@ -1,11 +1,15 @@
-# kernel: the Linux kernel NFS client against shoal-server, in a VM (tests/kernel/run.sh).
+# kernel: the Linux kernel NFS client against shoal-server, in a VM (tests/kernel/run.sh);
+# power: shoal-server in that VM, its power cut under load (tests/kernel/power.sh).
 #
 #   make check-kernel    install qemu and debootstrap, build the server, build or reuse the
 #                        guest image (in /var/cache/shoal-vm), boot it, run the workload
+#   make check-power     the same image; the server in the guest, its export on a second
+#                        disk, the power cut under a data load and a namespace load, and
+#                        every acknowledged byte and change looked for on the disk
 #
-# When the packages cannot be installed, run.sh says that the test did not run and counts
-# it as one failure: a kernel test that did not run is never a pass.
-.PHONY: check-kernel deps-kernel
+# When the packages cannot be installed, run.sh and power.sh say that the test did not
+# run and count it as one failure: a VM test that did not run is never a pass.
+.PHONY: check-kernel check-power deps-kernel
 
 deps-kernel:
 	sh scripts/install-deps.sh kernel
@@ -14,3 +18,10 @@ check-kernel:
 	-sh scripts/install-deps.sh kernel
 	$(MAKE) --no-print-directory server
 	$(SUITE) kernel bash tests/kernel/run.sh $(O)
+
+# The loads (dur_load, dur_meta) link libnfs, one of the test packages.
+check-power:
+	-sh scripts/install-deps.sh kernel
+	-sh scripts/install-deps.sh test
+	$(MAKE) --no-print-directory server $(O)/tests/durability/dur_load $(O)/tests/durability/dur_meta
+	$(SUITE) power bash tests/kernel/power.sh $(O)

@@ -11,7 +11,8 @@
 # Acceleration: KVM when it boots the guest (the first line from guest.sh within
 # KERNEL_KVM_BOOT s), otherwise software emulation (TCG). The guest speaks on its second
 # serial port (read here line by line, with deadlines) and reads the host's answers from
-# the 9p share. On any failure the server's log and the guest's dmesg are printed.
+# the 9p share. On any failure the server's log and the guest's dmesg are printed. The
+# namespace, tap and qemu plumbing is shared with power.sh in vm_lib.sh.
 # Environment: SHOAL_VM_CACHE (image cache, default /var/cache/shoal-vm), KERNEL_ACCEL
 # (kvm|tcg to force one), KERNEL_LOG_LEVEL (server log level, default info),
 # KERNEL_TIMEOUT (whole run, default 1200 s); for debugging, KERNEL_PCAP (write a capture
@@ -20,35 +21,18 @@
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
-no_run() {
-	echo "FAIL kernel: did not run: $*"
-	echo "kernel: 0 passed, 1 failed"
-	exit 1
-}
+VM_SUITE=kernel
+# shellcheck source=vm_lib.sh
+. "$here/vm_lib.sh"
 [ $# -eq 1 ] && [ -d "$1" ] || no_run "usage: run.sh BUILD-DIR"
 build=$(cd "$1" && pwd)
 SERVER=$build/shoal-server
 
 if [ -z "${KT_IN_NETNS:-}" ]; then
 	[ -x "$SERVER" ] || no_run "no server binary at $SERVER"
-	[ "$(id -u)" -eq 0 ] || no_run "needs root (network namespace, tap device)"
-	command -v qemu-system-x86_64 >/dev/null 2>&1 ||
-		no_run "qemu-system-x86_64 not installed (sh scripts/install-deps.sh kernel)"
-	unshare --net true 2>/dev/null || no_run "expected to create a network namespace (unshare --net)"
-	[ -c /dev/net/tun ] || no_run "no /dev/net/tun for the VM's tap device"
-	# The image is built (or found) before entering the namespace: building downloads.
-	t0=$(date +%s)
-	img=$(bash "$here/build-image.sh") || no_run "could not build the VM image (build-image.sh failed)"
-	echo "image: $img ($(cat "$img/ok"); ready in $(($(date +%s) - t0)) s)"
-	KT_IN_NETNS=1 KT_IMAGE=$img exec unshare --net -- bash "$0" "$build"
+	vm_enter_netns "$0" "$build"
 fi
-
-img=$KT_IMAGE
-HOST_IP=10.77.0.1 GUEST_IP=10.77.0.2
-ip link set lo up &&
-	ip tuntap add dev shoaltap0 mode tap &&
-	ip addr add "$HOST_IP/24" dev shoaltap0 &&
-	ip link set shoaltap0 up || no_run "could not set up the tap device in the namespace"
+vm_tap_up
 
 T=$(mktemp -d /tmp/shoal-kernel.XXXXXX)
 chmod 755 "$T"
@@ -149,47 +133,6 @@ host_op() {
 	printf '%s\n' "$reply" >"$SHARE/ctl/$id.tmp" && mv "$SHARE/ctl/$id.tmp" "$SHARE/ctl/$id.reply"
 }
 
-# boot ACCEL : start qemu; QFD reads its stdout, the guest's second serial port.
-boot() {
-	local accel=$1 cpu=max
-	[ "$accel" = kvm ] && cpu=host
-	: >"$T/console.log"
-	exec {QFD}< <(
-		exec qemu-system-x86_64 -nodefaults -no-user-config -display none -no-reboot \
-			-machine pc -accel "$accel" -cpu "$cpu" -smp 2 -m 1024 \
-			-kernel "$img/vmlinuz" -initrd "$img/initrd.img" \
-			-append "console=ttyS0 root=/dev/vda rw init=/sbin/shoal-init panic=-1 loglevel=6 net.ifnames=0" \
-			-drive "file=$img/root.img,format=raw,if=virtio,snapshot=on" \
-			-fsdev "local,id=share,path=$SHARE,security_model=none" \
-			-device virtio-9p-pci,fsdev=share,mount_tag=host \
-			-netdev tap,id=n0,ifname=shoaltap0,script=no,downscript=no \
-			-device virtio-net-pci,netdev=n0,romfile= \
-			-serial "file:$T/console.log" -serial stdio \
-			</dev/null 2>>"$T/qemu.err"
-	)
-	QEMU_PID=$!
-}
-
-stop_qemu() {
-	[ -n "$QEMU_PID" ] || return 0
-	kill -KILL "$QEMU_PID" 2>/dev/null
-	wait "$QEMU_PID" 2>/dev/null
-	QEMU_PID=
-	exec {QFD}<&-
-}
-
-# next_line DEADLINE : the next line from the guest into LINE; 1 at EOF, 2 at the deadline.
-next_line() {
-	local left=$(($1 - SECONDS)) rc
-	[ "$left" -gt 0 ] || return 2
-	IFS= read -r -t "$left" -u "$QFD" LINE
-	rc=$?
-	LINE=${LINE%$'\r'}
-	[ "$rc" -eq 0 ] && return 0
-	[ "$rc" -gt 128 ] && return 2
-	return 1
-}
-
 dump_logs() {
 	local l
 	for l in "$T"/server.*.log; do
@@ -229,32 +172,7 @@ fi
 
 # Boot: KVM if it boots the guest within the deadline, else TCG.
 t_start=$SECONDS
-accels=${KERNEL_ACCEL:-}
-if [ -z "$accels" ]; then
-	accels=tcg
-	[ -r /dev/kvm ] && [ -w /dev/kvm ] && accels="kvm tcg"
-fi
-booted=
-for accel in $accels; do
-	boot "$accel"
-	t_boot=$SECONDS
-	if [ "$accel" = kvm ]; then limit=${KERNEL_KVM_BOOT:-30}; else limit=${KERNEL_TCG_BOOT:-180}; fi
-	next_line $((SECONDS + limit))
-	rc=$?
-	if [ "$rc" -eq 0 ] && [[ $LINE == "shoal-guest: "* ]]; then
-		echo "boot: $accel, guest up in $((SECONDS - t_boot)) s ($LINE)"
-		booted=$accel
-		break
-	fi
-	case $rc in
-	1) why="qemu exited ($(tail -n 1 "$T/qemu.err" 2>/dev/null))" ;;
-	2) why="no word from the guest within ${limit}s" ;;
-	*) why="unexpected first line '$LINE'" ;;
-	esac
-	echo "boot: $accel did not boot the guest: $why"
-	stop_qemu
-done
-if [ -z "$booted" ]; then
+if ! boot_guest; then
 	fail "boot: expected the guest to start under one of: $accels"
 	finish
 fi

@@ -1,0 +1,290 @@
+#!/bin/bash
+# power.sh - the power-loss durability test: shoal-server runs inside the kernel suite's
+# VM with its export on a second virtual disk (ext4 with its journal); the host drives a
+# load over the tap network and kills qemu at a random moment, which loses everything the
+# guest had only in its RAM, as a power cut would. Whatever the guest had sent to the
+# virtual disk is in the host's page cache and survives. The host then replays the
+# disk's journal (e2fsck), copies the export out of the image (debugfs rdump) and checks
+# that everything the server acknowledged as stable is there. A kill -9 of the server
+# (tests/durability) cannot tell whether it ever synced; this can.
+#
+#   bash tests/kernel/power.sh BUILD-DIR
+#
+# Two phases, each with its own disk, boot and power cut (on ext4 any fsync commits every
+# pending change, so the syncs of one kind of load would hide missing ones of the other):
+#   data  tests/durability/dur_load: writers with FILE_SYNC, DATA_SYNC and UNSTABLE +
+#         COMMIT; every acknowledged byte must be on the disk (`dur_load verify`).
+#   meta  tests/durability/dur_meta: MKDIR, CREATE, SETATTR, RENAME, REMOVE, RMDIR,
+#         SYMLINK, LINK one at a time; every acknowledged change must be in the namespace
+#         on the disk (`dur_meta verify`).
+# The power is cut 0.5 to 3 s after the load starts; the delays and the loads' choices
+# come from one seed, printed first (POWER_SEED=N repeats them; how far the loads got
+# when the power went still depends on timing). Output: PASS/FAIL per check, then
+# "power: N passed, M failed". A run that cannot start counts as failed. One run takes
+# about 30 s under TCG (two boots of ~12 s).
+# Environment: POWER_SEED; POWER_MOUNT_OPTS (the guest's ext4 mount options, default
+# commit=600: within the test the journal is committed only by a sync, never by the
+# timer; "commit=600,dirsync,sync" makes the guest's kernel sync every change itself, a
+# control showing that the checks pass when everything is synced); POWER_WRITERS
+# (dur_load writers, default 4); POWER_KEEP (copy the logs, journals and the extracted
+# exports there); and those of vm_lib.sh (KERNEL_ACCEL...).
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+VM_SUITE=power
+# shellcheck source=vm_lib.sh
+. "$here/vm_lib.sh"
+{ [ $# -eq 1 ] && [ -d "$1" ]; } || no_run "usage: power.sh BUILD-DIR"
+build=$(cd "$1" && pwd)
+SERVER=$build/shoal-server
+DUR=$build/tests/durability/dur_load
+META=$build/tests/durability/dur_meta
+
+if [ -z "${KT_IN_NETNS:-}" ]; then
+	for f in "$SERVER" "$DUR" "$META"; do
+		[ -x "$f" ] || no_run "no binary at $f"
+	done
+	for tool in mkfs.ext4 e2fsck debugfs ss; do
+		command -v "$tool" >/dev/null 2>&1 || no_run "$tool not installed (sh scripts/install-deps.sh kernel)"
+	done
+	vm_enter_netns "$0" "$build"
+fi
+vm_tap_up
+
+T=$(mktemp -d /tmp/shoal-power.XXXXXX)
+chmod 755 "$T"
+SHARE=$T/share
+mkdir -p "$SHARE/out"
+{ cp "$here/guest_power.sh" "$SHARE/guest.sh" && cp "$SERVER" "$SHARE/shoal-server"; } ||
+	no_run "could not fill the share $SHARE"
+export SHOAL_NFS_PORT=2049 SHOAL_MOUNT_PORT=20048 SHOAL_RPC_TIMEOUT=10
+
+QEMU_PID='' LOAD_PID='' SERVER_LOG=''
+cleanup() {
+	[ -n "$QEMU_PID" ] && kill -KILL "$QEMU_PID" 2>/dev/null && wait "$QEMU_PID" 2>/dev/null
+	[ -n "$LOAD_PID" ] && kill -KILL "$LOAD_PID" 2>/dev/null && wait "$LOAD_PID" 2>/dev/null
+	if [ -n "${POWER_KEEP:-}" ]; then
+		mkdir -p "$POWER_KEEP" && cp -r "$SHARE/out" "$T"/*.log "$T"/*.journal "$T"/*.out "$POWER_KEEP/"
+	fi
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+passed=0 failed=0
+pass() {
+	passed=$((passed + 1))
+	echo "PASS $*"
+}
+fail() {
+	failed=$((failed + 1))
+	echo "FAIL $*"
+}
+# check NAME WANT GOT
+check() {
+	if [ "$2" = "$3" ]; then pass "$1"; else fail "$1: expected $2 got $3"; fi
+}
+
+seed=${POWER_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
+echo "seed $seed (POWER_SEED=$seed repeats the power-cut delays and the loads' choices)"
+RANDOM=$seed
+
+# load_start LOG CMD... : run a load tool in the background; LFD reads its output.
+load_start() {
+	local log=$1
+	shift
+	: >"$log"
+	exec {LFD}< <(exec "$@" 2>&1)
+	LOAD_PID=$!
+	LOAD_LOG=$log
+}
+
+# load_expect REGEX SECONDS : the tool's lines (kept in LOAD_LOG, shown indented) until one
+# matches; 1 if it ends or stays silent first.
+load_expect() {
+	local end=$((SECONDS + $2)) l
+	while [ "$SECONDS" -lt "$end" ] && IFS= read -r -t $((end - SECONDS)) -u "$LFD" l; do
+		printf '%s\n' "$l" >>"$LOAD_LOG"
+		printf '    %s\n' "$l"
+		[[ $l =~ $1 ]] && return 0
+	done
+	return 1
+}
+
+# load_finish SECONDS : the rest of the tool's output, then its exit status in LOAD_RC
+# ("killed" if it did not end within SECONDS).
+load_finish() {
+	local end=$((SECONDS + $1)) l
+	while [ "$SECONDS" -lt "$end" ] && IFS= read -r -t $((end - SECONDS)) -u "$LFD" l; do
+		printf '%s\n' "$l" >>"$LOAD_LOG"
+		printf '    %s\n' "$l"
+	done
+	if kill -0 "$LOAD_PID" 2>/dev/null && [ "$SECONDS" -ge "$end" ]; then
+		kill -KILL "$LOAD_PID"
+		wait "$LOAD_PID"
+		LOAD_RC=killed
+	else
+		wait "$LOAD_PID"
+		LOAD_RC=$?
+	fi
+	LOAD_PID=
+	exec {LFD}<&-
+}
+
+# power_on NAME : a fresh disk for phase NAME, the guest booted with it, and its server
+# up. 1 (after a FAIL) if any of that did not happen.
+power_on() {
+	local name=$1 disk=$T/$1.img end rc
+	{ truncate -s 512M "$disk" && mkfs.ext4 -q -F "$disk"; } || {
+		fail "$name-disk: expected mkfs.ext4 to make $disk"
+		return 1
+	}
+	SERVER_LOG=$SHARE/out/$name.server.log
+	printf 'GUEST_IP=%s\nPREFIX=24\nMOUNT_OPTS=%s\nSERVER_LOG=/host/out/%s\n' "$GUEST_IP" \
+		"${POWER_MOUNT_OPTS:-commit=600}" "$(basename "$SERVER_LOG")" >"$SHARE/config"
+	: >"$T/qemu.err"
+	if ! boot_guest -drive "file=$disk,format=raw,if=virtio,cache=writeback"; then
+		fail "$name-boot: expected the guest to start under one of: $accels"
+		return 1
+	fi
+	KERNEL_ACCEL=$booted # the next phase need not try the others again
+	end=$((SECONDS + 60))
+	while :; do
+		next_line "$end"
+		rc=$?
+		[ "$rc" -eq 0 ] || break
+		echo "  guest: $LINE"
+		case $LINE in
+		"shoal-guest: server up"*)
+			pass "$name-server-up"
+			return 0
+			;;
+		"shoal-guest: FAIL "*) break ;;
+		esac
+	done
+	[ "$rc" -eq 1 ] && LINE="qemu exited"
+	[ "$rc" -eq 2 ] && LINE="nothing within 60 s"
+	fail "$name-server-up: expected 'shoal-guest: server up' got '$LINE'"
+	dump_guest
+	stop_qemu
+	return 1
+}
+
+# power_cut NAME : kill qemu after a seeded 0.5-3 s, then abort the host's connections
+# to the dead guest, so the load notices at once rather than after its call timeout.
+power_cut() {
+	local ms=$((500 + RANDOM % 2501))
+	sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))" # the random moment of the cut
+	stop_qemu
+	echo "$1: power cut ${ms} ms into the load"
+	ss -K dst "$GUEST_IP" >/dev/null 2>&1
+}
+
+# extract NAME : replay the journal of NAME's disk and copy its /export to
+# $T/NAME.out/export. 1 (after a FAIL) if that failed.
+extract() {
+	local name=$1 disk=$T/$1.img rc
+	e2fsck -fy "$disk" >"$T/$name.fsck.log" 2>&1
+	rc=$?
+	# 0: clean, 1/2: errors corrected (the journal replay alone can answer 1).
+	if [ "$rc" -ge 4 ]; then
+		sed 's/^/    fsck: /' "$T/$name.fsck.log" | tail -n 30
+		fail "$name-fsck: expected e2fsck to leave a consistent file system got exit status $rc"
+		return 1
+	fi
+	pass "$name-fsck (e2fsck exit status $rc; $(grep -c 'Fix? yes' "$T/$name.fsck.log") fixes;" \
+		"$(grep -q 'recovering journal' "$T/$name.fsck.log" && echo "journal replayed" || echo "no journal to replay"))"
+	mkdir -p "$T/$name.out"
+	debugfs -R "rdump /export $T/$name.out" "$disk" >"$T/$name.rdump.log" 2>&1
+	if [ ! -d "$T/$name.out/export" ]; then
+		fail "$name-extract: expected debugfs to copy /export out of the disk: $(tail -n 3 "$T/$name.rdump.log")"
+		return 1
+	fi
+	return 0
+}
+
+# dump_guest : what the guest and its server said, for a failure.
+dump_guest() {
+	if [ -s "$SERVER_LOG" ]; then
+		echo "--- server log in the guest (last 40 lines) ---"
+		tail -n 40 "$SERVER_LOG" | sed 's/^/  | /'
+	fi
+	echo "--- guest console (last 40 lines) ---"
+	tail -n 40 "$T/console.log" | sed 's/^/  | /'
+	if [ -s "$T/qemu.err" ]; then
+		echo "--- qemu stderr ---"
+		sed 's/^/  | /' "$T/qemu.err"
+	fi
+}
+
+# phase_data : dur_load against the guest, cut, then every acknowledged byte on the disk.
+phase_data() {
+	local acked out lost rc
+	power_on data || return
+	load_start "$T/data.log" env DUR_ONE_ROUND=1 "$DUR" run "$GUEST_IP" /data/export \
+		"$T/data.out/export" "$T/data.journal" "${POWER_WRITERS:-4}" 0 "$seed"
+	if ! load_expect '^round 1 writing' 60; then
+		fail "data-load: expected 'round 1 writing' from dur_load within 60 s"
+		stop_qemu
+		load_finish 10
+		dump_guest
+		return
+	fi
+	power_cut data
+	load_finish $((SHOAL_RPC_TIMEOUT + 30))
+	check data-load-exit 0 "$LOAD_RC"
+	acked=$(sed -n 's/.*; \([0-9]*\) bytes acknowledged as stable$/\1/p' "$T/data.log")
+	if [ "${acked:-0}" -gt 0 ]; then
+		pass "data-load: $acked bytes acknowledged as stable before the power cut"
+	else
+		fail "data-load: expected bytes acknowledged as stable before the power cut got ${acked:-none}"
+	fi
+	extract data || return
+	out=$("$DUR" verify "$T/data.journal" "$T/data.out/export" 2>&1)
+	rc=$?
+	printf '%s\n' "$out" | head -n 60 | sed 's/^/    /'
+	lost=$(printf '%s\n' "$out" | sed -n 's/^journal verify: .*, \([0-9]*\) lost, .*/\1/p')
+	check data-bytes-lost 0 "${lost:-unknown}"
+	check data-verify-exit 0 "$rc"
+	summary="data ${acked:-0} bytes acknowledged, ${lost:-unknown} lost"
+}
+
+# phase_meta : dur_meta against the guest, cut, then every acknowledged change on the disk.
+phase_meta() {
+	local acked out mism rc
+	power_on meta || return
+	load_start "$T/meta.log" "$META" run "$GUEST_IP" /data/export "$T/meta.journal" "$seed"
+	if ! load_expect '^meta running' 60; then
+		fail "meta-load: expected 'meta running' from dur_meta within 60 s"
+		stop_qemu
+		load_finish 10
+		dump_guest
+		return
+	fi
+	power_cut meta
+	load_finish $((SHOAL_RPC_TIMEOUT + 30))
+	check meta-load-exit 0 "$LOAD_RC"
+	acked=$(sed -n 's/^meta: [0-9]* ops issued, \([0-9]*\) acknowledged.*/\1/p' "$T/meta.log")
+	if [ "${acked:-0}" -gt 0 ]; then
+		pass "meta-load: $acked namespace ops acknowledged before the power cut"
+	else
+		fail "meta-load: expected namespace ops acknowledged before the power cut got ${acked:-none}"
+	fi
+	extract meta || return
+	out=$("$META" verify "$T/meta.journal" "$T/meta.out/export" 2>&1)
+	rc=$?
+	printf '%s\n' "$out" | head -n 60 | sed 's/^/    /'
+	[ "$(printf '%s\n' "$out" | wc -l)" -gt 60 ] && echo "    ... ($(printf '%s\n' "$out" | wc -l) lines)"
+	mism=$(printf '%s\n' "$out" | sed -n 's/^meta verify: [0-9]* names found in .*, \([0-9]*\) mismatches.*/\1/p')
+	check meta-mismatches 0 "${mism:-unknown}"
+	check meta-verify-exit 0 "$rc"
+	summary="$summary; meta ${acked:-0} ops acknowledged, ${mism:-unknown} mismatches"
+}
+
+t_start=$SECONDS
+summary="data not run"
+phase_data
+phase_meta
+echo "power-loss: $summary (seed $seed, $((SECONDS - t_start)) s)"
+echo "power: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

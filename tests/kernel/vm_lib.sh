@@ -1,0 +1,125 @@
+# vm_lib.sh - what the VM suites share (sourced by run.sh and power.sh): entering a private
+# network namespace with a tap device for the guest, booting the image of build-image.sh
+# under KVM or TCG, and reading the guest's second serial port line by line with deadlines.
+#
+# The sourcing script sets VM_SUITE (its name in "did not run" lines) and `here` (this
+# directory); before booting it sets T (scratch directory, the logs go there) and SHARE
+# (the directory the guest mounts at /host, holding guest.sh). After vm_tap_up, img is
+# the image directory. Environment: SHOAL_VM_CACHE (image cache), KERNEL_ACCEL (kvm|tcg
+# to force one), KERNEL_KVM_BOOT / KERNEL_TCG_BOOT (boot deadlines, default 30 / 180 s).
+
+# shellcheck shell=bash
+# shellcheck disable=SC2034,SC2154 # HOST_IP, GUEST_IP, img are for the sourcing script; here, T, SHARE come from it
+HOST_IP=10.77.0.1 GUEST_IP=10.77.0.2
+
+# no_run WHY : the suite could not start: one failure, never a skip.
+no_run() {
+	echo "FAIL $VM_SUITE: did not run: $*"
+	echo "$VM_SUITE: 0 passed, 1 failed"
+	exit 1
+}
+
+# vm_enter_netns SCRIPT ARGS... : outside the namespace, check what the VM needs, build
+# (or find) the image, and run SCRIPT ARGS again inside a new network namespace (with
+# KT_IN_NETNS=1 and KT_IMAGE set); does not return. Inside it, returns at once.
+vm_enter_netns() {
+	local t0 image
+	[ -z "${KT_IN_NETNS:-}" ] || return 0
+	[ "$(id -u)" -eq 0 ] || no_run "needs root (network namespace, tap device)"
+	command -v qemu-system-x86_64 >/dev/null 2>&1 ||
+		no_run "qemu-system-x86_64 not installed (sh scripts/install-deps.sh kernel)"
+	unshare --net true 2>/dev/null || no_run "expected to create a network namespace (unshare --net)"
+	[ -c /dev/net/tun ] || no_run "no /dev/net/tun for the VM's tap device"
+	# The image is built (or found) before entering the namespace: building downloads.
+	t0=$(date +%s)
+	image=$(bash "$here/build-image.sh") || no_run "could not build the VM image (build-image.sh failed)"
+	echo "image: $image ($(cat "$image/ok"); ready in $(($(date +%s) - t0)) s)"
+	KT_IN_NETNS=1 KT_IMAGE=$image exec unshare --net -- bash "$@"
+}
+
+# vm_tap_up : inside the namespace, the tap device shoaltap0 at HOST_IP for the guest.
+vm_tap_up() {
+	img=$KT_IMAGE
+	{ ip link set lo up &&
+		ip tuntap add dev shoaltap0 mode tap &&
+		ip addr add "$HOST_IP/24" dev shoaltap0 &&
+		ip link set shoaltap0 up; } || no_run "could not set up the tap device in the namespace"
+}
+
+# boot ACCEL [QEMU-ARGS...] : start qemu (extra arguments appended, e.g. a second disk);
+# QFD reads its stdout, the guest's second serial port; the console goes to console.log.
+boot() {
+	local accel=$1 cpu=max
+	shift
+	[ "$accel" = kvm ] && cpu=host
+	: >"$T/console.log"
+	exec {QFD}< <(
+		exec qemu-system-x86_64 -nodefaults -no-user-config -display none -no-reboot \
+			-machine pc -accel "$accel" -cpu "$cpu" -smp 2 -m 1024 \
+			-kernel "$img/vmlinuz" -initrd "$img/initrd.img" \
+			-append "console=ttyS0 root=/dev/vda rw init=/sbin/shoal-init panic=-1 loglevel=6 net.ifnames=0" \
+			-drive "file=$img/root.img,format=raw,if=virtio,snapshot=on" \
+			-fsdev "local,id=share,path=$SHARE,security_model=none" \
+			-device virtio-9p-pci,fsdev=share,mount_tag=host \
+			-netdev tap,id=n0,ifname=shoaltap0,script=no,downscript=no \
+			-device virtio-net-pci,netdev=n0,romfile= \
+			-serial "file:$T/console.log" -serial stdio "$@" \
+			</dev/null 2>>"$T/qemu.err"
+	)
+	QEMU_PID=$!
+}
+
+# stop_qemu : SIGKILL qemu (the guest loses everything not yet on its disks) and reap it.
+stop_qemu() {
+	[ -n "$QEMU_PID" ] || return 0
+	kill -KILL "$QEMU_PID" 2>/dev/null
+	wait "$QEMU_PID" 2>/dev/null
+	QEMU_PID=
+	exec {QFD}<&-
+}
+
+# next_line DEADLINE : the next line from the guest into LINE; 1 at EOF, 2 at the deadline.
+next_line() {
+	local left=$(($1 - SECONDS)) rc
+	[ "$left" -gt 0 ] || return 2
+	IFS= read -r -t "$left" -u "$QFD" LINE
+	rc=$?
+	LINE=${LINE%$'\r'}
+	[ "$rc" -eq 0 ] && return 0
+	[ "$rc" -gt 128 ] && return 2
+	return 1
+}
+
+# boot_guest [QEMU-ARGS...] : boot under KVM if it brings the guest up (its first line,
+# "shoal-guest: ...", within KERNEL_KVM_BOOT s), else under TCG. 0 with `booted` (the
+# accelerator), t_boot (SECONDS at the start) and LINE (the first line) set; 1 after
+# saying why each accelerator failed (`accels` names the ones tried).
+boot_guest() {
+	local accel limit rc why
+	accels=${KERNEL_ACCEL:-}
+	if [ -z "$accels" ]; then
+		accels=tcg
+		[ -r /dev/kvm ] && [ -w /dev/kvm ] && accels="kvm tcg"
+	fi
+	booted=
+	for accel in $accels; do
+		boot "$accel" "$@"
+		t_boot=$SECONDS
+		if [ "$accel" = kvm ]; then limit=${KERNEL_KVM_BOOT:-30}; else limit=${KERNEL_TCG_BOOT:-180}; fi
+		next_line $((SECONDS + limit))
+		rc=$?
+		if [ "$rc" -eq 0 ] && [[ $LINE == "shoal-guest: "* ]]; then
+			echo "boot: $accel, guest up in $((SECONDS - t_boot)) s ($LINE)"
+			booted=$accel
+			return 0
+		fi
+		case $rc in
+		1) why="qemu exited ($(tail -n 1 "$T/qemu.err" 2>/dev/null))" ;;
+		2) why="no word from the guest within ${limit}s" ;;
+		*) why="unexpected first line '$LINE'" ;;
+		esac
+		echo "boot: $accel did not boot the guest: $why"
+		stop_qemu
+	done
+	return 1
+}
