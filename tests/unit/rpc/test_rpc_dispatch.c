@@ -2,7 +2,8 @@
  * test_rpc_dispatch.c - reply framing through rpc_process_buffer() for every
  * accept and deny case, with a tiny test program registered here: SUCCESS,
  * PROG_UNAVAIL, PROG_MISMATCH, PROC_UNAVAIL, GARBAGE_ARGS, SYSTEM_ERR, a handler's
- * AUTH_ERROR, RPC_MISMATCH, rejected credentials, dropped calls and -ENOSPC.
+ * AUTH_ERROR, RPC_MISMATCH, rejected credentials, dropped calls and -ENOSPC; and the
+ * per-procedure statistics: only calls that ran are counted, each under its version.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -70,10 +71,18 @@ static const struct rpc_proc v2_procs[] = {
 	[3] = {.name = "DENY", .run = run_deny, .encode = enc_u32, .res_size = 4},
 	[4] = {.name = "HUGE", .run = run_null, .encode = enc_huge, .blocking = true},
 };
-static const struct rpc_proc v4_procs[] = {[0] = {.name = "NONULL"}};
+static const struct rpc_proc v4_procs[] = {
+	[0] = {.name = "NONULL"},
+	[1] = {.name = "ECHO4",
+	       .decode = dec_u32,
+	       .run = run_echo,
+	       .encode = enc_u32,
+	       .args_size = 4,
+	       .res_size = 4},
+};
 static const struct rpc_version tvers[] = {
 	{.vers = 2, .nprocs = 5, .procs = v2_procs},
-	{.vers = 4, .nprocs = 1, .procs = v4_procs},
+	{.vers = 4, .nprocs = 2, .procs = v4_procs},
 };
 static const struct rpc_program tprog = {
 	.name = "test", .prog = TPROG, .nvers = 2, .versions = tvers};
@@ -209,5 +218,64 @@ static void test_register_and_peer_str(void)
 	CHECK(strcmp(rpc_peer_str(&req, buf, sizeof(buf)), "?") == 0);
 }
 
+/* Calls counted so far for test program version @vers, procedure @proc. */
+struct count_arg {
+	uint32_t vers;
+	const char *proc;
+	uint64_t calls;
+	uint64_t ns_total, ns_max;
+};
+
+static void count_cb(void *arg, const char *prog, uint32_t vers, const char *proc,
+		     const struct rpc_proc_stats *st)
+{
+	struct count_arg *a = arg;
+
+	if (strcmp(prog, "test") == 0 && vers == a->vers && strcmp(proc, a->proc) == 0) {
+		a->calls = st->calls;
+		a->ns_total = st->ns_total;
+		a->ns_max = st->ns_max;
+	}
+}
+
+static uint64_t counted(uint32_t vers, const char *proc)
+{
+	struct count_arg a = {.vers = vers, .proc = proc};
+
+	rpc_stats_walk(count_cb, &a);
+	CHECK(a.ns_max <= a.ns_total);
+	return a.calls;
+}
+
+static void test_stats_count_what_ran(void)
+{
+	uint64_t echo, echo4, deny;
+	uint8_t c[128], r[256];
+	size_t n;
+
+	if (!rpc_program_find(TPROG))
+		CHECK_EQ(rpc_register(&tprog), 0);
+	echo = counted(2, "ECHO");
+	echo4 = counted(4, "ECHO4");
+	deny = counted(2, "DENY");
+	for (int i = 0; i < 3; i++) {
+		n = mkcall(c, 20, 2, TPROG, 2, 1, RPC_AUTH_NONE, true);
+		CHECK(serve(c, n, r, sizeof(r)) > 0);
+	}
+	n = mkcall(c, 21, 2, TPROG, 4, 1, RPC_AUTH_NONE, true);
+	CHECK(serve(c, n, r, sizeof(r)) > 0);
+	CHECK(serve(c, n, r, sizeof(r)) > 0);
+	n = mkcall(c, 22, 2, TPROG, 2, 1, RPC_AUTH_NONE, false); /* GARBAGE_ARGS: never ran */
+	CHECK(serve(c, n, r, sizeof(r)) > 0);
+	n = mkcall(c, 23, 2, TPROG, 2, 2, RPC_AUTH_NONE, false); /* PROC_UNAVAIL */
+	CHECK(serve(c, n, r, sizeof(r)) > 0);
+	n = mkcall(c, 24, 2, TPROG, 2, 3, RPC_AUTH_SYS, false); /* ran, then refused */
+	CHECK(serve(c, n, r, sizeof(r)) > 0);
+	CHECK_EQ(counted(2, "ECHO") - echo, 3);
+	CHECK_EQ(counted(4, "ECHO4") - echo4, 2);
+	CHECK_EQ(counted(2, "DENY") - deny, 1);
+	CHECK_EQ(counted(2, "HOLE"), 0);
+}
+
 TESTS(test_success_auth_sys_and_none, test_accept_errors, test_denials,
-      test_drops_truncation_and_nospc, test_register_and_peer_str);
+      test_drops_truncation_and_nospc, test_register_and_peer_str, test_stats_count_what_ran);
