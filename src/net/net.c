@@ -119,6 +119,11 @@ static int net_open(struct sockaddr_storage *ss, socklen_t len, int type, bool d
 	if (type == SOCK_DGRAM) {
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
 		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
+		/* Learn each datagram's destination address, to answer from it. */
+		if (setsockopt(fd, ss->ss_family == AF_INET6 ? IPPROTO_IPV6 : IPPROTO_IP,
+			       ss->ss_family == AF_INET6 ? IPV6_RECVPKTINFO : IP_PKTINFO, &one,
+			       sizeof(one)) < 0)
+			goto err;
 	}
 	net_set_port(ss, *port);
 	if (bind(fd, (struct sockaddr *)ss, len) < 0)

@@ -55,8 +55,15 @@ struct net_req {
 	struct net_conn *conn; /* NULL for UDP */
 	int udp_fd;	       /* UDP: the socket to answer on */
 	bool udp_v6;	       /* UDP: that socket is AF_INET6 (answer v4-mapped) */
-	struct net_req *next;  /* free list, send queue, pool queue or completion stack */
-	uint8_t *rbuf;	       /* the call: small[] or a NET_MAX_RECORD heap buffer */
+	/* UDP: the address the datagram was sent to (IP_PKTINFO / IPV6_PKTINFO), which the
+	 * reply comes from; 0, 4 or 6 for none, pi4 or pi6. */
+	uint8_t udp_dst;
+	union {
+		struct in_pktinfo pi4;
+		struct in6_pktinfo pi6;
+	} udp_dst_info;
+	struct net_req *next; /* free list, send queue, pool queue or completion stack */
+	uint8_t *rbuf;	      /* the call: small[] or a NET_MAX_RECORD heap buffer */
 	size_t rlen;
 	size_t rcap;
 	size_t total; /* reply bytes including the record mark */

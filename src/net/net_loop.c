@@ -158,10 +158,67 @@ static void net_norm_peer(struct sockaddr_storage *ss, socklen_t *len)
 
 /* ---- UDP ---- */
 
+/* Room for one IP_PKTINFO or IPV6_PKTINFO control message. */
+union udp_ctl {
+	char buf[CMSG_SPACE(sizeof(struct in6_pktinfo))];
+	struct cmsghdr align;
+};
+
+/* Keep the destination address of a received datagram (its control messages). */
+static void udp_note_dst(struct net_req *r, struct msghdr *msg)
+{
+	r->udp_dst = 0;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
+		if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO) {
+			memcpy(&r->udp_dst_info.pi4, CMSG_DATA(c), sizeof(r->udp_dst_info.pi4));
+			r->udp_dst = 4;
+		} else if (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_PKTINFO) {
+			memcpy(&r->udp_dst_info.pi6, CMSG_DATA(c), sizeof(r->udp_dst_info.pi6));
+			r->udp_dst = 6;
+		}
+	}
+}
+
+/*
+ * Answer from the address the call was sent to: on a host with several addresses the
+ * kernel would otherwise pick a source by route, and a client that checks where its
+ * reply came from (any connected UDP socket does) would never see it. The outgoing
+ * interface is left to routing, except for an IPv6 link-local address, which needs it.
+ */
+static void udp_set_src(const struct net_req *r, struct msghdr *msg, union udp_ctl *ctl)
+{
+	struct cmsghdr *c;
+
+	memset(ctl, 0, sizeof(*ctl));
+	msg->msg_control = ctl->buf;
+	if (r->udp_dst == 4) {
+		struct in_pktinfo pi = {.ipi_spec_dst = r->udp_dst_info.pi4.ipi_addr};
+
+		msg->msg_controllen = CMSG_SPACE(sizeof(pi));
+		c = CMSG_FIRSTHDR(msg);
+		c->cmsg_level = IPPROTO_IP;
+		c->cmsg_type = IP_PKTINFO;
+		c->cmsg_len = CMSG_LEN(sizeof(pi));
+		memcpy(CMSG_DATA(c), &pi, sizeof(pi));
+	} else {
+		struct in6_pktinfo pi = {.ipi6_addr = r->udp_dst_info.pi6.ipi6_addr};
+
+		if (IN6_IS_ADDR_LINKLOCAL(&pi.ipi6_addr))
+			pi.ipi6_ifindex = r->udp_dst_info.pi6.ipi6_ifindex;
+		msg->msg_controllen = CMSG_SPACE(sizeof(pi));
+		c = CMSG_FIRSTHDR(msg);
+		c->cmsg_level = IPPROTO_IPV6;
+		c->cmsg_type = IPV6_PKTINFO;
+		c->cmsg_len = CMSG_LEN(sizeof(pi));
+		memcpy(CMSG_DATA(c), &pi, sizeof(pi));
+	}
+}
+
 static void udp_send(struct net_req *r)
 {
 	const struct xdr_out *o = &r->rp.out;
 	struct sockaddr_storage to;
+	union udp_ctl ctl;
 	struct msghdr msg;
 	socklen_t tolen = r->req.peer_len;
 
@@ -188,8 +245,18 @@ static void udp_send(struct net_req *r)
 	msg.msg_namelen = tolen;
 	msg.msg_iov = r->iov;
 	msg.msg_iovlen = xdr_out_iov(o, r->iov, NET_REPLY_IOV);
-	if (sendmsg(r->udp_fd, &msg, MSG_DONTWAIT) < 0)
-		log_debug("net: UDP sendmsg: %s", strerror(errno));
+	if (r->udp_dst)
+		udp_set_src(r, &msg, &ctl);
+	if (sendmsg(r->udp_fd, &msg, MSG_DONTWAIT) >= 0)
+		return;
+	/* A call sent to a broadcast or multicast address cannot be answered from it. */
+	if (r->udp_dst && errno == EINVAL) {
+		msg.msg_control = NULL;
+		msg.msg_controllen = 0;
+		if (sendmsg(r->udp_fd, &msg, MSG_DONTWAIT) >= 0)
+			return;
+	}
+	log_debug("net: UDP sendmsg: %s", strerror(errno));
 }
 
 /* ---- TCP connections ---- */
@@ -549,6 +616,7 @@ static void listen_accept(struct net_loop *l, struct net_sock *s)
 static void udp_read(struct net_loop *l, struct net_sock *s)
 {
 	struct iovec iov[2];
+	union udp_ctl ctl;
 	struct msghdr msg;
 	struct net_req *r;
 	ssize_t n;
@@ -566,6 +634,8 @@ static void udp_read(struct net_loop *l, struct net_sock *s)
 		msg.msg_namelen = sizeof(r->req.peer);
 		msg.msg_iov = iov;
 		msg.msg_iovlen = 2;
+		msg.msg_control = ctl.buf;
+		msg.msg_controllen = sizeof(ctl.buf);
 		n = recvmsg(s->fd, &msg, MSG_DONTWAIT);
 		if (n < 0) {
 			req_release(r);
@@ -588,6 +658,7 @@ static void udp_read(struct net_loop *l, struct net_sock *s)
 			continue;
 		}
 		r->udp_fd = s->fd;
+		udp_note_dst(r, &msg);
 		l->udp_inflight++;
 		r->req.peer_len = msg.msg_namelen;
 		r->udp_v6 = ((struct sockaddr *)&r->req.peer)->sa_family == AF_INET6;

@@ -6,6 +6,9 @@
  *   rpc_raw malformed HOST     RPC-level rejections, record marking, UDP, oversized record
  *   rpc_raw drc HOST PATH      same-XID retransmissions of CREATE/REMOVE/RENAME get the
  *                              cached reply, byte for byte, and run once
+ *   rpc_raw udp HOST           NFS and MOUNT answer datagrams sent to HOST (IPv4 or IPv6)
+ *                              from HOST: the socket is connected, so a reply from any
+ *                              other address of the server is never seen
  *
  * Ports come from SHOAL_NFS_PORT and SHOAL_MOUNT_PORT (defaults 2049, 20048); every reply
  * is awaited at most SHOAL_RPC_TIMEOUT seconds (default 30). Output is "ok NAME" or
@@ -75,13 +78,17 @@ static long now_ms(void)
 	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
+/* A socket connected to HOST (IPv4 or IPv6) at @port. */
 static int sock_open(int type, int port)
 {
 	struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-	int fd = socket(AF_INET, type | SOCK_CLOEXEC, 0);
+	struct sockaddr_in6 sin6 = {.sin6_family = AF_INET6, .sin6_port = htons((uint16_t)port)};
+	bool v6 = inet_pton(AF_INET, host, &sin.sin_addr) != 1;
+	int fd = socket(v6 ? AF_INET6 : AF_INET, type | SOCK_CLOEXEC, 0);
 
-	if (fd < 0 || inet_pton(AF_INET, host, &sin.sin_addr) != 1 ||
-	    connect(fd, (struct sockaddr *)&sin, sizeof(sin)) < 0) {
+	if (fd < 0 || (v6 && inet_pton(AF_INET6, host, &sin6.sin6_addr) != 1) ||
+	    (v6 ? connect(fd, (struct sockaddr *)&sin6, sizeof(sin6))
+		: connect(fd, (struct sockaddr *)&sin, sizeof(sin))) < 0) {
 		printf("FAIL connect: expected to reach %s port %d got %s\n", host, port,
 		       strerror(errno));
 		exit(2);
@@ -380,6 +387,35 @@ static void check_rejections(int fd, struct reply *r)
 	expect_accept("null-after-errors", r, 0);
 }
 
+/* One datagram call to @port, answered on a connected socket: the reply must come from
+ * the address the call went to, or the kernel drops it before we see it. */
+static void udp_call(const char *name, int port, uint32_t prog, uint32_t proc, uint32_t want,
+		     struct reply *r)
+{
+	int fd = sock_open(SOCK_DGRAM, port);
+	uint8_t buf[256];
+	struct xdr_out o;
+
+	xdr_out_init(&o, buf, sizeof(buf));
+	call_header(&o, ++next_xid, 2, prog, 3, proc, 1);
+	if (send(fd, buf, o.len, 0) != (ssize_t)o.len ||
+	    !wait_readable(fd, now_ms() + timeout_ms) ||
+	    (r->rawlen = (size_t)recv(fd, r->raw, sizeof(r->raw), 0)) == (size_t)-1 ||
+	    !parse_reply(r) || r->xid != next_xid)
+		fail(name, "expected a reply over UDP from %s port %d", host, port);
+	else
+		expect_accept(name, r, want);
+	close(fd);
+}
+
+/* UDP: NFS answers datagrams (and says PROC_UNAVAIL for procedure 99), MOUNT too. */
+static void check_udp(struct reply *r)
+{
+	udp_call("udp-null", nfs_port, NFS_PROG, 0, 0, r);
+	udp_call("udp-proc-99", nfs_port, NFS_PROG, 99, 3, r);
+	udp_call("udp-mount-null", mount_port, MOUNT_PROG, 0, 0, r);
+}
+
 static void check_framing(struct reply *r)
 {
 	uint8_t buf[256], two[512];
@@ -408,27 +444,7 @@ static void check_framing(struct reply *r)
 		ok("pipelined-calls");
 	close(fd);
 
-	/* UDP: the same program answers datagrams. */
-	fd = sock_open(SOCK_DGRAM, nfs_port);
-	xdr_out_init(&o, buf, sizeof(buf));
-	call_header(&o, ++next_xid, 2, NFS_PROG, 3, 0, 1);
-	if (send(fd, buf, o.len, 0) != (ssize_t)o.len ||
-	    !wait_readable(fd, now_ms() + timeout_ms) ||
-	    (r->rawlen = (size_t)recv(fd, r->raw, sizeof(r->raw), 0)) == (size_t)-1 ||
-	    !parse_reply(r) || r->xid != next_xid)
-		fail("udp-null", "expected a reply to NULL over UDP");
-	else
-		expect_accept("udp-null", r, 0);
-	xdr_out_init(&o, buf, sizeof(buf));
-	call_header(&o, ++next_xid, 2, NFS_PROG, 3, 99, 1);
-	if (send(fd, buf, o.len, 0) != (ssize_t)o.len ||
-	    !wait_readable(fd, now_ms() + timeout_ms) ||
-	    (r->rawlen = (size_t)recv(fd, r->raw, sizeof(r->raw), 0)) == (size_t)-1 ||
-	    !parse_reply(r) || r->xid != next_xid)
-		fail("udp-proc-99", "expected a reply to procedure 99 over UDP");
-	else
-		expect_accept("udp-proc-99", r, 3);
-	close(fd);
+	check_udp(r);
 
 	/* MOUNT v1 and v3 answer NULL on the mount port. */
 	fd = sock_open(SOCK_STREAM, mount_port);
@@ -638,6 +654,15 @@ int main(int argc, char **argv)
 		host = argv[2];
 		return cmd_drc(argv[3]);
 	}
-	fprintf(stderr, "usage: rpc_raw malformed HOST | rpc_raw drc HOST PATH\n");
+	if (argc == 3 && !strcmp(argv[1], "udp")) {
+		static struct reply r;
+
+		host = argv[2];
+		check_udp(&r);
+		printf("%s: %d failed\n", failures ? "FAILED" : "PASSED", failures);
+		return failures ? 1 : 0;
+	}
+	fprintf(stderr,
+		"usage: rpc_raw malformed HOST | rpc_raw drc HOST PATH | rpc_raw udp HOST\n");
 	return 2;
 }
