@@ -28,6 +28,6 @@ until grep -q 'duplicate request cache' "$log" || [ "$SECONDS" -ge "$end" ]; do
 done
 stats_check sigusr1
 stop_server srv
-[ "$(grep -c 'duplicate request cache' "$log")" -ge 2 ] && ok stop-logs-stats || fail "stop-logs-stats: expected a second statistics report at the stop"
+check stop-logs-stats 2 "$(grep -c 'duplicate request cache' "$log")"
 stats_check stop
 it_done
