@@ -10,10 +10,18 @@
 #
 #   bash tests/kernel/power.sh BUILD-DIR
 #
-# Two phases, each with its own disk, boot and power cut (on ext4 any fsync commits every
-# pending change, so the syncs of one kind of load would hide missing ones of the other):
+# Three phases, each with its own disk, boots and power cut (on ext4 any fsync commits
+# every pending change, so the syncs of one kind of load would hide missing ones of the
+# other):
 #   data  tests/durability/dur_load: writers with FILE_SYNC, DATA_SYNC and UNSTABLE +
 #         COMMIT; every acknowledged byte must be on the disk (`dur_load verify`).
+#   log   the server with its stable-write log (--stable-log 64, in /data/state on the
+#         same disk), dur_load with FILE_SYNC and DATA_SYNC only (DUR_STABLE_ONLY=1): an
+#         acknowledged write is in the log, its file is synced only by the next
+#         checkpoint (every second). After the cut the same disk is booted again: the
+#         server replays the log before it is ready, is stopped with SIGTERM, and the
+#         guest syncs; then every acknowledged byte must be on the disk, and the server's
+#         log must say that it replayed records.
 #   meta  tests/durability/dur_meta: MKDIR, CREATE, SETATTR, RENAME, REMOVE, RMDIR,
 #         SYMLINK, LINK one at a time; every acknowledged change must be in the namespace
 #         on the disk (`dur_meta verify`).
@@ -21,11 +29,14 @@
 # come from one seed, printed first (POWER_SEED=N repeats them; how far the loads got
 # when the power went still depends on timing). Output: PASS/FAIL per check, then
 # "power: N passed, M failed". A run that cannot start counts as failed. One run takes
-# about 30 s under TCG (two boots of ~12 s).
+# about 55 s under TCG (four boots of ~12 s).
 # Environment: POWER_SEED; POWER_MOUNT_OPTS (the guest's ext4 mount options, default
 # commit=600: within the test the journal is committed only by a sync, never by the
 # timer; "commit=600,dirsync,sync" makes the guest's kernel sync every change itself, a
-# control showing that the checks pass when everything is synced); POWER_WRITERS
+# control showing that the checks pass when everything is synced); POWER_LOG_CONTROL
+# (controls of the log phase that must FAIL it, showing that the replay is what brings
+# the bytes back: "skip" copies the disk out right after the cut, with no second boot,
+# "drop" removes the log before the second boot's server starts); POWER_WRITERS
 # (dur_load writers, default 4); POWER_KEEP (copy the logs, journals and the extracted
 # exports there); and those of vm_lib.sh (KERNEL_ACCEL...).
 set -u
@@ -39,6 +50,10 @@ build=$(cd "$1" && pwd)
 SERVER=$build/shoal-server
 DUR=$build/tests/durability/dur_load
 META=$build/tests/durability/dur_meta
+case ${POWER_LOG_CONTROL:-} in
+'' | skip | drop) ;;
+*) no_run "POWER_LOG_CONTROL: expected skip or drop got '$POWER_LOG_CONTROL'" ;;
+esac
 
 if [ -z "${KT_IN_NETNS:-}" ]; then
 	for f in "$SERVER" "$DUR" "$META"; do
@@ -131,23 +146,25 @@ load_finish() {
 	exec {LFD}<&-
 }
 
-# power_on NAME : a fresh disk for phase NAME, the guest booted with it, and its server
-# up. 1 (after a FAIL) if any of that did not happen.
-power_on() {
-	local name=$1 disk=$T/$1.img end rc
-	{ truncate -s 512M "$disk" && mkfs.ext4 -q -F "$disk"; } || {
-		fail "$name-disk: expected mkfs.ext4 to make $disk"
-		return 1
-	}
+# guest_run NAME DISK MODE WANT [SERVER-ARGS...] : boot the guest with DISK in MODE (serve
+# or restart, see guest_power.sh; the server's log goes to out/NAME.server.log in the
+# share) and read its lines until one starts with "shoal-guest: WANT" (left in LINE):
+# PASS NAME-WANT. 1 (after a FAIL, with qemu stopped) if the guest failed or went silent.
+guest_run() {
+	local name=$1 disk=$2 mode=$3 want=$4 end rc args='' a
+	shift 4
+	for a; do args+=" $(printf '%q' "$a")"; done
 	SERVER_LOG=$SHARE/out/$name.server.log
-	printf 'GUEST_IP=%s\nPREFIX=24\nMOUNT_OPTS=%s\nSERVER_LOG=/host/out/%s\n' "$GUEST_IP" \
-		"${POWER_MOUNT_OPTS:-commit=600}" "$(basename "$SERVER_LOG")" >"$SHARE/config"
+	printf 'GUEST_IP=%s\nPREFIX=24\nMOUNT_OPTS=%s\nSERVER_LOG=/host/out/%s\nMODE=%s\nSERVER_ARGS=(%s)\n' \
+		"$GUEST_IP" "${POWER_MOUNT_OPTS:-commit=600}" "$(basename "$SERVER_LOG")" "$mode" \
+		"$args" >"$SHARE/config"
+	[ "$mode" = restart ] && [ "${POWER_LOG_CONTROL:-}" = drop ] && echo DROP_LOG=1 >>"$SHARE/config"
 	: >"$T/qemu.err"
 	if ! boot_guest -drive "file=$disk,format=raw,if=virtio,cache=writeback"; then
 		fail "$name-boot: expected the guest to start under one of: $accels"
 		return 1
 	fi
-	KERNEL_ACCEL=$booted # the next phase need not try the others again
+	KERNEL_ACCEL=$booted # the next boot need not try the others again
 	end=$((SECONDS + 60))
 	while :; do
 		next_line "$end"
@@ -155,8 +172,8 @@ power_on() {
 		[ "$rc" -eq 0 ] || break
 		echo "  guest: $LINE"
 		case $LINE in
-		"shoal-guest: server up"*)
-			pass "$name-server-up"
+		"shoal-guest: $want"*)
+			pass "$name-${want// /-}"
 			return 0
 			;;
 		"shoal-guest: FAIL "*) break ;;
@@ -164,10 +181,35 @@ power_on() {
 	done
 	[ "$rc" -eq 1 ] && LINE="qemu exited"
 	[ "$rc" -eq 2 ] && LINE="nothing within 60 s"
-	fail "$name-server-up: expected 'shoal-guest: server up' got '$LINE'"
+	fail "$name-${want// /-}: expected 'shoal-guest: $want' got '$LINE'"
 	dump_guest
 	stop_qemu
 	return 1
+}
+
+# power_on NAME [SERVER-ARGS...] : a fresh disk for phase NAME, the guest booted with it,
+# and its server up. 1 (after a FAIL) if any of that did not happen.
+power_on() {
+	local name=$1 disk=$T/$1.img
+	shift
+	{ truncate -s 512M "$disk" && mkfs.ext4 -q -F "$disk"; } || {
+		fail "$name-disk: expected mkfs.ext4 to make $disk"
+		return 1
+	}
+	guest_run "$name" "$disk" serve "server up" "$@"
+}
+
+# power_off : after the guest's last word, qemu's own exit (init powers the guest off)
+# within 30 s, else a kill: the guest has synced, so either leaves the disk complete.
+power_off() {
+	local end=$((SECONDS + 30)) rc=0
+	while [ "$rc" -eq 0 ]; do
+		next_line "$end"
+		rc=$?
+		[ "$rc" -eq 0 ] && echo "  guest: $LINE"
+	done
+	[ "$rc" -eq 2 ] && echo "  (the guest did not power off within 30 s; killed)"
+	stop_qemu
 }
 
 # power_cut NAME : kill qemu after a seeded 0.5-3 s, then abort the host's connections
@@ -217,36 +259,90 @@ dump_guest() {
 	fi
 }
 
-# phase_data : dur_load against the guest, cut, then every acknowledged byte on the disk.
-phase_data() {
-	local acked out lost rc
-	power_on data || return
-	load_start "$T/data.log" env DUR_ONE_ROUND=1 "$DUR" run "$GUEST_IP" /data/export \
-		"$T/data.out/export" "$T/data.journal" "${POWER_WRITERS:-4}" 0 "$seed"
+# dur_cut NAME [VAR=VALUE...] : one round of dur_load (with those settings) against the
+# guest's server, the power cut in its middle, and its totals; sets acked (the bytes
+# acknowledged as stable). 1 (after a FAIL, with qemu stopped) if the load never wrote.
+dur_cut() {
+	local name=$1
+	shift
+	load_start "$T/$name.log" env DUR_ONE_ROUND=1 "$@" "$DUR" run "$GUEST_IP" /data/export \
+		"$T/$name.out/export" "$T/$name.journal" "${POWER_WRITERS:-4}" 0 "$seed"
 	if ! load_expect '^round 1 writing' 60; then
-		fail "data-load: expected 'round 1 writing' from dur_load within 60 s"
+		fail "$name-load: expected 'round 1 writing' from dur_load within 60 s"
 		stop_qemu
 		load_finish 10
 		dump_guest
-		return
+		return 1
 	fi
-	power_cut data
+	power_cut "$name"
 	load_finish $((SHOAL_RPC_TIMEOUT + 30))
-	check data-load-exit 0 "$LOAD_RC"
-	acked=$(sed -n 's/.*; \([0-9]*\) bytes acknowledged as stable$/\1/p' "$T/data.log")
+	check "$name-load-exit" 0 "$LOAD_RC"
+	acked=$(sed -n 's/.*; \([0-9]*\) bytes acknowledged as stable$/\1/p' "$T/$name.log")
 	if [ "${acked:-0}" -gt 0 ]; then
-		pass "data-load: $acked bytes acknowledged as stable before the power cut"
+		pass "$name-load: $acked bytes acknowledged as stable before the power cut"
 	else
-		fail "data-load: expected bytes acknowledged as stable before the power cut got ${acked:-none}"
+		fail "$name-load: expected bytes acknowledged as stable before the power cut got ${acked:-none}"
 	fi
-	extract data || return
-	out=$("$DUR" verify "$T/data.journal" "$T/data.out/export" 2>&1)
+}
+
+# dur_verify NAME : every byte dur_load's journal says was acknowledged, in the export
+# extract copied out; sets lost.
+dur_verify() {
+	local name=$1 out rc
+	out=$("$DUR" verify "$T/$name.journal" "$T/$name.out/export" 2>&1)
 	rc=$?
 	printf '%s\n' "$out" | head -n 60 | sed 's/^/    /'
+	if [ "$(printf '%s\n' "$out" | wc -l)" -gt 60 ]; then
+		echo "    ... ($(printf '%s\n' "$out" | wc -l) lines)"
+		printf '%s\n' "$out" | tail -n +61 | grep '^journal verify: ' | sed 's/^/    /'
+	fi
 	lost=$(printf '%s\n' "$out" | sed -n 's/^journal verify: .*, \([0-9]*\) lost, .*/\1/p')
-	check data-bytes-lost 0 "${lost:-unknown}"
-	check data-verify-exit 0 "$rc"
-	summary="data ${acked:-0} bytes acknowledged, ${lost:-unknown} lost"
+	check "$name-bytes-lost" 0 "${lost:-unknown}"
+	check "$name-verify-exit" 0 "$rc"
+}
+
+# phase_data : dur_load against the guest, cut, then every acknowledged byte on the disk.
+phase_data() {
+	local acked lost
+	power_on data || return
+	dur_cut data || return
+	extract data || return
+	dur_verify data
+	s_data="data ${acked:-0} bytes acknowledged, ${lost:-unknown} lost"
+}
+
+# phase_log : the server with its stable-write log, dur_load's stable writes only, cut;
+# then a second boot of the same disk in which the server replays the log, is stopped
+# cleanly and the guest syncs; then every acknowledged byte on the disk, and a replay
+# seen in the server's log. POWER_LOG_CONTROL=skip leaves the second boot out and drop
+# removes the log before it: controls that must FAIL.
+phase_log() {
+	local acked lost replayed status
+	power_on log --stable-log 64 || return
+	if grep -q 'stable-write log /data/state/stable.log created' "$SERVER_LOG"; then
+		pass "log-created: the server writes stable WRITEs to its log"
+	else
+		fail "log-created: expected 'stable-write log /data/state/stable.log created' in the server's log"
+	fi
+	dur_cut log DUR_STABLE_ONLY=1 || return
+	if [ "${POWER_LOG_CONTROL:-}" = skip ]; then
+		echo "log: control POWER_LOG_CONTROL=skip: no second boot, so no replay of the log"
+	else
+		guest_run log-restart "$T/log.img" restart "server stopped" --stable-log 64 || return
+		status=$(printf '%s\n' "$LINE" | sed -n 's/.*exit status \([0-9]*\) after SIGTERM.*/\1/p')
+		power_off
+		check log-restart-server-exit 0 "${status:-unknown}"
+		replayed=$(sed -n 's/.*stable-write log: replayed \([0-9]*\) records.*/\1/p' "$SERVER_LOG" | head -n 1)
+		if [ "${replayed:-0}" -gt 0 ]; then
+			pass "log-replayed: the server replayed $replayed records before serving"
+		else
+			fail "log-replayed: expected 'stable-write log: replayed N records' (N > 0) in $(basename "$SERVER_LOG")"
+			dump_guest
+		fi
+	fi
+	extract log || return
+	dur_verify log
+	s_log="log ${acked:-0} bytes acknowledged, ${replayed:-no} records replayed, ${lost:-unknown} lost"
 }
 
 # phase_meta : dur_meta against the guest, cut, then every acknowledged change on the disk.
@@ -278,13 +374,14 @@ phase_meta() {
 	mism=$(printf '%s\n' "$out" | sed -n 's/^meta verify: [0-9]* names found in .*, \([0-9]*\) mismatches.*/\1/p')
 	check meta-mismatches 0 "${mism:-unknown}"
 	check meta-verify-exit 0 "$rc"
-	summary="$summary; meta ${acked:-0} ops acknowledged, ${mism:-unknown} mismatches"
+	s_meta="meta ${acked:-0} ops acknowledged, ${mism:-unknown} mismatches"
 }
 
 t_start=$SECONDS
-summary="data not run"
+s_data="data not run" s_log="log not run" s_meta="meta not run"
 phase_data
+phase_log
 phase_meta
-echo "power-loss: $summary (seed $seed, $((SECONDS - t_start)) s)"
+echo "power-loss: $s_data; $s_log; $s_meta (seed $seed, $((SECONDS - t_start)) s)"
 echo "power: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
