@@ -20,8 +20,9 @@
 #         acknowledged write is in the log, its file is synced only by the next
 #         checkpoint (every second). After the cut the same disk is booted again: the
 #         server replays the log before it is ready, is stopped with SIGTERM, and the
-#         guest syncs; then every acknowledged byte must be on the disk, and the server's
-#         log must say that it replayed records.
+#         guest syncs; then every acknowledged byte must be on the disk. How many records
+#         the server replayed is printed, not checked: a cut just after a checkpoint
+#         leaves none, and the bytes then reach the disk through the checkpoints alone.
 #   meta  tests/durability/dur_meta: MKDIR, CREATE, SETATTR, RENAME, REMOVE, RMDIR,
 #         SYMLINK, LINK one at a time; every acknowledged change must be in the namespace
 #         on the disk (`dur_meta verify`).
@@ -333,12 +334,11 @@ phase_log() {
 		power_off
 		check log-restart-server-exit 0 "${status:-unknown}"
 		replayed=$(sed -n 's/.*stable-write log: replayed \([0-9]*\) records.*/\1/p' "$SERVER_LOG" | head -n 1)
-		if [ "${replayed:-0}" -gt 0 ]; then
-			pass "log-replayed: the server replayed $replayed records before serving"
-		else
-			fail "log-replayed: expected 'stable-write log: replayed N records' (N > 0) in $(basename "$SERVER_LOG")"
-			dump_guest
-		fi
+		# Not a check: a cut that comes just after a checkpoint emptied the log leaves
+		# nothing to replay, and the bytes are then all on the disk through the
+		# checkpoints' syncs. Either way log-bytes-lost below decides; the count shows
+		# which route the run took.
+		echo "log: the restarted server replayed ${replayed:-0} records before serving"
 	fi
 	extract log || return
 	dur_verify log
