@@ -87,19 +87,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-passed=0 failed=0
-pass() {
-	passed=$((passed + 1))
-	echo "PASS $*"
-}
-fail() {
-	failed=$((failed + 1))
-	echo "FAIL $*"
-}
-# check NAME WANT GOT
-check() {
-	if [ "$2" = "$3" ]; then pass "$1"; else fail "$1: expected $2 got $3"; fi
-}
 
 seed=${POWER_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 echo "seed $seed (POWER_SEED=$seed repeats the power-cut delays and the loads' choices)"

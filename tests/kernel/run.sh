@@ -55,15 +55,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-passed=0 failed=0
-pass() {
-	passed=$((passed + 1))
-	echo "PASS $*"
-}
-fail() {
-	failed=$((failed + 1))
-	echo "FAIL $*"
-}
 
 # start_server : shoal-server on the default ports (its own portmapper on 111) at
 # HOST_IP, waiting at most 30 s for its ready line. Each run logs to server.N.log.

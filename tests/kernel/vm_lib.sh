@@ -1,6 +1,7 @@
 # vm_lib.sh - what the VM suites share (sourced by run.sh and power.sh): entering a private
 # network namespace with a tap device for the guest, booting the image of build-image.sh
-# under KVM or TCG, and reading the guest's second serial port line by line with deadlines.
+# under KVM or TCG, reading the guest's second serial port line by line with deadlines,
+# and the PASS/FAIL counting.
 #
 # The sourcing script sets VM_SUITE (its name in "did not run" lines) and `here` (this
 # directory); before booting it sets T (scratch directory, the logs go there) and SHARE
@@ -11,6 +12,20 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2034,SC2154 # HOST_IP, GUEST_IP, img are for the sourcing script; here, T, SHARE come from it
 HOST_IP=10.77.0.1 GUEST_IP=10.77.0.2
+
+# pass/fail WHAT... : one result line, counted in passed/failed; check NAME WANT GOT.
+passed=0 failed=0
+pass() {
+	passed=$((passed + 1))
+	echo "PASS $*"
+}
+fail() {
+	failed=$((failed + 1))
+	echo "FAIL $*"
+}
+check() {
+	if [ "$2" = "$3" ]; then pass "$1"; else fail "$1: expected $2 got $3"; fi
+}
 
 # no_run WHY : the suite could not start: one failure, never a skip.
 no_run() {
