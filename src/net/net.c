@@ -42,8 +42,10 @@ int net_server_new(const struct net_opts *opts, struct net_server **out)
 	if (!s->opts.max_connections)
 		s->opts.max_connections = NET_DEF_MAXCONN;
 	atomic_init(&s->nconns, 0);
-	pthread_mutex_init(&s->pool.lock, NULL);
-	pthread_cond_init(&s->pool.cond, NULL);
+	for (unsigned i = 0; i < RPC_NPOOLS; i++) {
+		pthread_mutex_init(&s->pools[i].lock, NULL);
+		pthread_cond_init(&s->pools[i].cond, NULL);
+	}
 	s->loops = calloc(s->opts.threads, sizeof(*s->loops));
 	s->drc = drc_new(NET_DRC_SHARDS, NET_DRC_ENTRIES, NET_DRC_BYTES, NET_DRC_TTL_MS);
 	if (!s->loops || !s->drc) {
@@ -219,9 +221,11 @@ int net_server_start(struct net_server *s)
 	if (s->started)
 		return -EBUSY;
 	s->started = true;
-	err = net_pool_start(&s->pool, s->opts.blocking_threads);
-	if (err)
-		return err;
+	for (unsigned i = 0; i < RPC_NPOOLS; i++) {
+		err = net_pool_start(&s->pools[i], s->opts.blocking_threads);
+		if (err)
+			return err;
+	}
 	for (unsigned i = 0; i < s->nloops; i++) {
 		err = pthread_create(&s->loops[i].thr, NULL, net_loop_main, &s->loops[i]);
 		if (err)
@@ -247,7 +251,8 @@ void net_server_stop(struct net_server *s, unsigned grace_ms)
 			pthread_join(s->loops[i].thr, NULL);
 	}
 	/* Blocking jobs still queued finish now; their replies go nowhere but the DRC. */
-	net_pool_stop(&s->pool);
+	for (unsigned i = 0; i < RPC_NPOOLS; i++)
+		net_pool_stop(&s->pools[i]);
 	for (unsigned i = 0; i < s->nloops; i++)
 		net_loop_drain(&s->loops[i]);
 	s->stopped = true;
@@ -281,8 +286,10 @@ void net_server_free(struct net_server *s)
 			net_loop_fini(&s->loops[i]);
 	}
 	drc_free(s->drc);
-	pthread_mutex_destroy(&s->pool.lock);
-	pthread_cond_destroy(&s->pool.cond);
+	for (unsigned i = 0; i < RPC_NPOOLS; i++) {
+		pthread_mutex_destroy(&s->pools[i].lock);
+		pthread_cond_destroy(&s->pools[i].cond);
+	}
 	free(s->loops);
 	free(s);
 }

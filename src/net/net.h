@@ -13,7 +13,7 @@
 
 struct net_opts {
 	unsigned threads;	   /* event-loop threads; 0 = one per CPU */
-	unsigned blocking_threads; /* pool for blocking procedures; 0 = default (8) */
+	unsigned blocking_threads; /* threads of each blocking pool; 0 = default (8) */
 	unsigned max_connections;  /* 0 = default (4096) */
 };
 
@@ -29,7 +29,7 @@ int net_server_new(const struct net_opts *opts, struct net_server **out);
  */
 int net_server_listen(struct net_server *s, int proto, const char *addr, uint16_t port,
 		      uint16_t *bound);
-/* Start the event loops and the blocking pool. Returns 0 or a negative errno. */
+/* Start the event loops and the blocking pools. Returns 0 or a negative errno. */
 int net_server_start(struct net_server *s);
 /*
  * Stop: close the listeners, let every call already received finish and its reply

@@ -155,7 +155,7 @@ struct net_server {
 	unsigned nloops;
 	unsigned nlisteners;
 	struct drc *drc;
-	struct net_pool pool;
+	struct net_pool pools[RPC_NPOOLS]; /* indexed by enum rpc_pool */
 	atomic_uint nconns;
 	bool started;
 	bool stopped;

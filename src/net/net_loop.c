@@ -364,7 +364,7 @@ static void req_dispatch(struct net_loop *l, struct net_req *r)
 	case RPC_STEP_RUN_BLOCKING:
 		if (r->conn)
 			r->conn->blocking++;
-		net_pool_submit(&l->srv->pool, r);
+		net_pool_submit(&l->srv->pools[r->rp.proc->pool], r);
 		return;
 	case RPC_STEP_REPLY:
 		break;

@@ -1,6 +1,7 @@
 /*
- * net_pool.c - the blocking pool: threads that run procedures which may block
- * (fsync, uncached I/O) so that the event loops keep serving cheap calls.
+ * net_pool.c - a blocking pool: threads that run procedures which may block (fsync,
+ * uncached I/O) so that the event loops keep serving cheap calls. The server has one
+ * pool per enum rpc_pool, so that reads never queue behind flushes.
  *
  * A job is a request; when it has run, it goes back to its owning loop on a lock-free
  * completion stack, and the loop's eventfd is written only when the stack was empty,

@@ -633,8 +633,9 @@ static bool nfs3_read_blocks(const void *argp)
  * whose retransmission after a later change would undo it) keep their reply in the
  * duplicate request cache; COMMIT is idempotent. Those that change the file system wait
  * for an fsync (their change must be stable before the reply), so they run in the
- * blocking pool, as do COMMIT and the READDIRs; stable WRITEs and large READs run there
- * when their arguments say so; everything else is served on the event loop. SETATTR is encoded by
+ * blocking pool, as do COMMIT and stable WRITEs; the READDIRs, and READs too large to
+ * serve inline, run in the pool of calls that only read, so that they never wait behind
+ * an fsync; everything else is served on the event loop. SETATTR is encoded by
  * nfs3_enc_wccstat_res, hence its result type; the codec decodes READLINK, FSSTAT,
  * FSINFO and PATHCONF as GETATTR (a handle) and COMMIT as READ (same layout).
  */
@@ -658,7 +659,7 @@ static const struct rpc_proc nfs3_procs[NFS3_NPROCS] = {
 		  .drc = RPC_DRC_NONE),
 	NFS3_PROC(NFS3PROC_READ, "READ", nfs3_dec_read_args, nfs3_read, nfs3_enc_read_res,
 		  struct nfs3_read_args, struct nfs3_read_res, .drc = RPC_DRC_NONE,
-		  .blocking_if = nfs3_read_blocks),
+		  .blocking_if = nfs3_read_blocks, .pool = RPC_POOL_READ),
 	NFS3_PROC(NFS3PROC_WRITE, "WRITE", nfs3_dec_write_args, nfs3_write, nfs3_enc_write_res,
 		  struct nfs3_write_args, struct nfs3_write_res, .drc = RPC_DRC_REPLY,
 		  .blocking_if = nfs3_write_blocks),
@@ -688,10 +689,10 @@ static const struct rpc_proc nfs3_procs[NFS3_NPROCS] = {
 		  .blocking = true),
 	NFS3_PROC(NFS3PROC_READDIR, "READDIR", nfs3_dec_readdir_args, nfs3_readdir,
 		  nfs3_enc_readdir_res, struct nfs3_readdir_args, struct nfs3_readdir_res,
-		  .drc = RPC_DRC_NONE, .blocking = true),
+		  .drc = RPC_DRC_NONE, .blocking = true, .pool = RPC_POOL_READ),
 	NFS3_PROC(NFS3PROC_READDIRPLUS, "READDIRPLUS", nfs3_dec_readdirplus_args, nfs3_readdirplus,
 		  nfs3_enc_readdir_res, struct nfs3_readdirplus_args, struct nfs3_readdir_res,
-		  .drc = RPC_DRC_NONE, .blocking = true),
+		  .drc = RPC_DRC_NONE, .blocking = true, .pool = RPC_POOL_READ),
 	NFS3_PROC(NFS3PROC_FSSTAT, "FSSTAT", nfs3_dec_getattr_args, nfs3_fsstat,
 		  nfs3_enc_fsstat_res, struct nfs3_fhonly_args, struct nfs3_fsstat_res,
 		  .drc = RPC_DRC_NONE),

@@ -63,6 +63,14 @@ enum rpc_drc_policy {
 
 struct rpc_req;
 
+/* Which blocking pool runs a blocking procedure: separate threads, so that calls that
+ * only read are never stuck behind calls that wait for the disk to flush. */
+enum rpc_pool {
+	RPC_POOL_SYNC, /* waits for data or metadata to reach stable storage (fsync) */
+	RPC_POOL_READ, /* may wait for the disk to read (large READs, directories) */
+	RPC_NPOOLS,
+};
+
 struct rpc_proc {
 	const char *name;
 	/* Decode arguments into *args (zeroed, args_size bytes); false = GARBAGE_ARGS. */
@@ -78,6 +86,7 @@ struct rpc_proc {
 	bool blocking;
 	/* Optional: decided per call from the decoded arguments (overrides @blocking). */
 	bool (*blocking_if)(const void *args);
+	enum rpc_pool pool; /* where a blocking call runs (default RPC_POOL_SYNC) */
 };
 
 struct rpc_version {

@@ -2,12 +2,15 @@
  * test_net_loopback.c - the transport end to end on 127.0.0.1: pipelined TCP calls
  * (inline and blocking, replies out of order), a multi-fragment record, the
  * duplicate request cache across a reconnect, UDP datagrams, an oversized record
- * and a client vanishing mid-record; then a clean stop (ASan checks for leaks).
+ * and a client vanishing mid-record; then a clean stop (ASan checks for leaks). And
+ * the two blocking pools: with every thread of the sync pool held, a call of the read
+ * pool is still answered.
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <semaphore.h>
 #include <stdatomic.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -54,6 +57,17 @@ static void run_create(struct rpc_req *req, const void *args, void *res)
 		*(const uint32_t *)args + 1000 * (uint32_t)(atomic_fetch_add(&creates, 1) + 1);
 }
 
+/* HOLD says it started, then waits to be released: a call stuck on a flush. */
+static sem_t hold_started, hold_release;
+
+static void run_hold(struct rpc_req *req, const void *args, void *res)
+{
+	(void)req;
+	sem_post(&hold_started);
+	sem_wait(&hold_release);
+	*(uint32_t *)res = *(const uint32_t *)args;
+}
+
 static const struct rpc_proc tprocs[] = {
 	[1] = {.name = "ECHO",
 	       .decode = dec_u32,
@@ -75,8 +89,23 @@ static const struct rpc_proc tprocs[] = {
 	       .args_size = 4,
 	       .res_size = 4,
 	       .drc = RPC_DRC_REPLY},
+	[4] = {.name = "HOLD",
+	       .decode = dec_u32,
+	       .run = run_hold,
+	       .encode = enc_u32,
+	       .args_size = 4,
+	       .res_size = 4,
+	       .blocking = true},
+	[5] = {.name = "LIST",
+	       .decode = dec_u32,
+	       .run = run_echo,
+	       .encode = enc_u32,
+	       .args_size = 4,
+	       .res_size = 4,
+	       .blocking = true,
+	       .pool = RPC_POOL_READ},
 };
-static const struct rpc_version tvers[] = {{.vers = 1, .nprocs = 4, .procs = tprocs}};
+static const struct rpc_version tvers[] = {{.vers = 1, .nprocs = 6, .procs = tprocs}};
 static const struct rpc_program tprog = {.name = "t", .prog = TPROG, .nvers = 1, .versions = tvers};
 
 /* A call message (no record mark): 44 bytes. */
@@ -303,6 +332,65 @@ static void test_loopback(void)
 	net_server_free(s);
 }
 
+/* Send one call of @proc with @arg (its xid is @arg) on @fd. */
+static void send_call(int fd, uint32_t proc, uint32_t arg)
+{
+	uint8_t b[64];
+	size_t n = mkcall(b + 4, arg, proc, arg);
+
+	xdr_put_u32(b, 0x80000000u | (uint32_t)n);
+	CHECK_EQ(send(fd, b, n + 4, 0), (ssize_t)(n + 4));
+}
+
+static bool started_within(int64_t deadline)
+{
+	struct timespec ts = {deadline / 1000, (deadline % 1000) * 1000000};
+
+	return sem_clockwait(&hold_started, CLOCK_MONOTONIC, &ts) == 0;
+}
+
+static void test_reads_pass_held_flushes(void)
+{
+	enum { THREADS = 2 };
+	struct net_opts o = {.threads = 1, .blocking_threads = THREADS};
+	struct net_server *s;
+	uint32_t xid, res;
+	uint16_t port = 0;
+	int held, reader;
+
+	if (!rpc_program_find(TPROG))
+		CHECK_EQ(rpc_register(&tprog), 0);
+	sem_init(&hold_started, 0, 0);
+	sem_init(&hold_release, 0, 0);
+	CHECK_EQ(net_server_new(&o, &s), 0);
+	CHECK_EQ(net_server_listen(s, IPPROTO_TCP, "127.0.0.1", 0, &port), 0);
+	CHECK_EQ(net_server_start(s), 0);
+	held = tcp_connect(port);
+	reader = tcp_connect(port);
+	CHECK(held >= 0 && reader >= 0);
+	/* Every thread of the sync pool busy, as under a storm of fsyncs. */
+	for (uint32_t i = 0; i < THREADS; i++) {
+		send_call(held, 4, 10 + i);
+		CHECK(started_within(now_ms() + 5000));
+	}
+	send_call(reader, 5, 77);
+	CHECK(read_reply(reader, &xid, &res, now_ms() + 5000));
+	CHECK_EQ(xid, 77);
+	CHECK_EQ(res, 77);
+	for (int i = 0; i < THREADS; i++)
+		sem_post(&hold_release);
+	for (int i = 0; i < THREADS; i++) {
+		CHECK(read_reply(held, &xid, &res, now_ms() + 5000));
+		CHECK(xid == res && (xid == 10 || xid == 11));
+	}
+	close(held);
+	close(reader);
+	net_server_stop(s, 2000);
+	net_server_free(s);
+	sem_destroy(&hold_started);
+	sem_destroy(&hold_release);
+}
+
 static void test_listen_errors_and_unstarted_free(void)
 {
 	struct net_opts o = {.threads = 1};
@@ -315,4 +403,4 @@ static void test_listen_errors_and_unstarted_free(void)
 	net_server_free(s);
 }
 
-TESTS(test_loopback, test_listen_errors_and_unstarted_free);
+TESTS(test_loopback, test_listen_errors_and_unstarted_free, test_reads_pass_held_flushes);
