@@ -40,7 +40,9 @@
 #define HAVE_ORT 1
 #endif
 
-#define MAX_PIDS 16
+#define MAX_PIDS	    16
+#define AUTO_PEAK_PRECISION 1.06 /* the peak search stops within 6% */
+#define AUTO_PEAK_TRIALS    20
 
 struct opts {
 	const char *hosts[BENCH_MAX_TARGETS], *exports[BENCH_MAX_TARGETS];
@@ -69,7 +71,8 @@ static void usage(FILE *f)
 	      "  --nfs-port N --mount-port N   ports (default: ask the portmapper)\n"
 	      "  --load OPS         target peak op/s (sizes the fileset)\n"
 	      "  --points N         load points at 1/N .. N/N of OPS (default 10)\n"
-	      "  --auto-peak        search the peak first, then run the points below it\n"
+	      "  --auto-peak        search the peak first (up by half while valid, then halving\n"
+	      "                     the gap to within 6%), then run the points below it\n"
 	      "  --warmup S --runtime S   per point (default 300/300, SFS2008's)\n"
 	      "  --quick            warm-up 5 s, measured 10 s per point\n"
 	      "  --procs N          load processes, one TCP connection each (default 8)\n"
@@ -440,27 +443,29 @@ static void fill_run_header(const struct opts *o, const struct bench_cfg *cfg,
 	snprintf(run->write_stability, sizeof(run->write_stability), "%s", stab[o->stable]);
 }
 
-/* Raise the load by half while points stay valid; returns the highest valid achieved
- * rate, or, when even the first request is too much, what that point achieved. */
+struct peak_trial {
+	struct bench_engine *e;
+	const struct opts *o;
+};
+
+static bool peak_trial(void *arg, double rate, double *achieved)
+{
+	struct peak_trial *t = arg;
+	struct bench_point pt;
+
+	bench_engine_point(t->e, rate, t->o->warmup, t->o->runtime, t->o->spids, t->o->nspids, &pt);
+	fprintf(stderr, "auto-peak: requested %.0f achieved %.0f op/s mean %.2f ms %s\n", rate,
+		pt.achieved_ops, pt.mean_ms, pt.valid ? "valid" : "invalid");
+	*achieved = pt.achieved_ops;
+	return pt.valid;
+}
+
+/* The highest valid achieved rate, found within 6% (bench_peak_search()). */
 static double auto_peak(struct bench_engine *e, const struct opts *o)
 {
-	double rate = o->load, best = 0;
+	struct peak_trial t = {e, o};
 
-	for (int i = 0; i < 16; i++) {
-		struct bench_point pt;
-
-		bench_engine_point(e, rate, o->warmup, o->runtime, o->spids, o->nspids, &pt);
-		fprintf(stderr, "auto-peak: requested %.0f achieved %.0f op/s mean %.2f ms %s\n",
-			rate, pt.achieved_ops, pt.mean_ms, pt.valid ? "valid" : "invalid");
-		if (!pt.valid) {
-			if (best == 0)
-				best = pt.achieved_ops;
-			break;
-		}
-		best = pt.achieved_ops;
-		rate *= 1.5;
-	}
-	return best > 0 ? best : o->load;
+	return bench_peak_search(o->load, AUTO_PEAK_PRECISION, AUTO_PEAK_TRIALS, peak_trial, &t);
 }
 
 /* Write one output through @fn; false after a message if it cannot be. */

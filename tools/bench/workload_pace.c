@@ -1,12 +1,14 @@
 /*
  * workload_pace.c - pacing arithmetic: when a load process's next operation is due,
- * how far ahead it sends, the ladder of requested loads, and whether a point achieved
- * what it was asked.
+ * how far ahead it sends, the ladder of requested loads, whether a point achieved what
+ * it was asked, and the search for the peak.
  *
  * Pacing is open-loop at a fixed rate per process, as SFS's processes regulate
  * themselves to their share of the requested load (docs/sfs-workload.md section 1.8).
  */
 #include "workload.h"
+
+#include <math.h>
 
 void bench_pace_start(struct bench_pace *p, double rate, uint64_t now_ns, double phase)
 {
@@ -57,4 +59,41 @@ void bench_ladder(double peak, unsigned n, double *out)
 bool bench_rate_ok(double requested, double achieved, double tol_pct)
 {
 	return achieved >= requested * (1.0 - tol_pct / 100.0);
+}
+
+double bench_peak_search(double start, double precision, unsigned max_trials, bench_trial_fn fn,
+			 void *arg)
+{
+	double lo = 0, hi = 0, best = 0, first = 0, got;
+	unsigned n = 0;
+
+	/* Up by half while valid. */
+	for (double rate = start; n < max_trials; rate *= 1.5) {
+		bool ok = fn(arg, rate, &got);
+
+		if (n++ == 0)
+			first = got;
+		if (!ok) {
+			hi = rate;
+			break;
+		}
+		lo = rate;
+		best = got;
+	}
+	if (lo == 0)
+		return first > 0 ? first : start;
+	/* Then halve the gap between the last valid request and the first invalid one. */
+	while (hi > 0 && hi > lo * precision && n < max_trials) {
+		double mid = sqrt(lo * hi);
+
+		n++;
+		if (fn(arg, mid, &got)) {
+			lo = mid;
+			if (got > best)
+				best = got;
+		} else {
+			hi = mid;
+		}
+	}
+	return best;
 }
