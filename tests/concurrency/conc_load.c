@@ -557,12 +557,11 @@ static long now_ms(void)
 static void setup(const char *export, uint64_t seed)
 {
 	struct nfsc c;
-	const char *p = getenv("SHOAL_MOUNT_PORT");
 	static uint8_t zero[REGION * MAXCLIENTS];
 	fattr3 a;
 	int st;
 
-	if (nfsc_connect(&c, host, p ? atoi(p) : 20048, rpc_timeout))
+	if (nfsc_connect(&c, host, nfsc_env().mount_port, rpc_timeout))
 		nfsc_die("connect to the mount port: %s", c.err);
 	st = nfsc_mnt(&c, export, &root);
 	nfsc_close(&c);
@@ -602,7 +601,6 @@ int main(int argc, char **argv)
 	int seconds, every, checkpoints = 0;
 	uint64_t seed, total = 0, per[8] = {0};
 	struct nfsc c;
-	const char *p;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc != 7) {
@@ -617,10 +615,8 @@ int main(int argc, char **argv)
 	seed = strtoull(argv[6], NULL, 0);
 	if (nclients < 1 || nclients > MAXCLIENTS || seconds < 1 || every < 10)
 		nfsc_die("bad CLIENTS, SECONDS or CHECKPOINT_MS");
-	p = getenv("SHOAL_NFS_PORT");
-	nfs_port = p ? atoi(p) : 2049;
-	p = getenv("SHOAL_RPC_TIMEOUT");
-	rpc_timeout = p ? atoi(p) : 30;
+	nfs_port = nfsc_env().nfs_port;
+	rpc_timeout = nfsc_env().timeout_s;
 	setup(argv[2], seed);
 	if (nfsc_connect(&c, host, nfs_port, rpc_timeout))
 		nfsc_die("connect: %s", c.err);

@@ -582,15 +582,14 @@ static int cmd_verify(const char *jpath, const char *dir)
 
 int main(int argc, char **argv)
 {
+	struct nfsc_env env;
 	const char *p;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	p = getenv("SHOAL_NFS_PORT");
-	nfs_port = p ? atoi(p) : 2049;
-	p = getenv("SHOAL_MOUNT_PORT");
-	mount_port = p ? atoi(p) : 20048;
-	p = getenv("SHOAL_RPC_TIMEOUT");
-	rpc_timeout = p ? atoi(p) : 30;
+	env = nfsc_env();
+	nfs_port = env.nfs_port;
+	mount_port = env.mount_port;
+	rpc_timeout = env.timeout_s;
 	p = getenv("DUR_STABLE_ONLY");
 	stable_only = p && strcmp(p, "1") == 0;
 	p = getenv("DUR_ONE_ROUND");

@@ -943,15 +943,13 @@ static int cmd_verify(const char *jpath, const char *dir)
 
 int main(int argc, char **argv)
 {
-	const char *p;
+	struct nfsc_env env;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	p = getenv("SHOAL_NFS_PORT");
-	nfs_port = p ? atoi(p) : 2049;
-	p = getenv("SHOAL_MOUNT_PORT");
-	mount_port = p ? atoi(p) : 20048;
-	p = getenv("SHOAL_RPC_TIMEOUT");
-	rpc_timeout = p ? atoi(p) : 30;
+	env = nfsc_env();
+	nfs_port = env.nfs_port;
+	mount_port = env.mount_port;
+	rpc_timeout = env.timeout_s;
 	if (argc == 6 && strcmp(argv[1], "run") == 0)
 		return cmd_run(argv + 2);
 	if (argc == 4 && strcmp(argv[1], "verify") == 0)

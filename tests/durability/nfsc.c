@@ -645,6 +645,16 @@ int nfsc_readdir(struct nfsc *c, const struct nfsc_fh *dir, nfsc_dirent_fn fn, v
 	}
 }
 
+struct nfsc_env nfsc_env(void)
+{
+	const char *n = getenv("SHOAL_NFS_PORT"), *m = getenv("SHOAL_MOUNT_PORT");
+	const char *t = getenv("SHOAL_RPC_TIMEOUT");
+
+	return (struct nfsc_env){.nfs_port = n ? atoi(n) : 2049,
+				 .mount_port = m ? atoi(m) : 20048,
+				 .timeout_s = t ? atoi(t) : 30};
+}
+
 void nfsc_die(const char *fmt, ...)
 {
 	va_list ap;

@@ -88,6 +88,15 @@ typedef void (*nfsc_dirent_fn)(void *arg, const char *name, uint64_t fileid);
 /* The whole listing of @dir, following cookies until eof. */
 int nfsc_readdir(struct nfsc *c, const struct nfsc_fh *dir, nfsc_dirent_fn fn, void *arg);
 
+/* Where the tools find the server: SHOAL_NFS_PORT, SHOAL_MOUNT_PORT and
+ * SHOAL_RPC_TIMEOUT (seconds) from the environment, else 2049, 20048 and 30. */
+struct nfsc_env {
+	int nfs_port;
+	int mount_port;
+	int timeout_s;
+};
+struct nfsc_env nfsc_env(void);
+
 /* Print "FAIL fatal: ..." and exit with status 2: the tool itself could not go on. */
 __attribute__((format(printf, 1, 2), noreturn)) void nfsc_die(const char *fmt, ...);
 /* A 64-bit mixing function (splitmix64's finalizer): deterministic patterns and RNGs. */
