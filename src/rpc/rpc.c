@@ -30,12 +30,13 @@ static int rpc_nslots;
 
 int rpc_register(const struct rpc_program *prog)
 {
-	int *vbase = rpc_vbase[rpc_nprograms];
+	int *vbase;
 
 	if (rpc_program_find(prog->prog))
 		return -EEXIST;
 	if (rpc_nprograms == RPC_MAX_PROGRAMS)
 		return -ENOSPC;
+	vbase = rpc_vbase[rpc_nprograms];
 	for (uint32_t i = 0; i < RPC_MAX_VERS; i++) {
 		vbase[i] = -1;
 		if (i < prog->nvers &&
