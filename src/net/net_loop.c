@@ -187,31 +187,22 @@ static void udp_note_dst(struct net_req *r, struct msghdr *msg)
  */
 static void udp_set_src(const struct net_req *r, struct msghdr *msg, union udp_ctl *ctl)
 {
+	struct in_pktinfo pi4 = {.ipi_spec_dst = r->udp_dst_info.pi4.ipi_addr};
+	struct in6_pktinfo pi6 = {.ipi6_addr = r->udp_dst_info.pi6.ipi6_addr};
+	bool v4 = r->udp_dst == 4;
+	size_t len = v4 ? sizeof(pi4) : sizeof(pi6);
 	struct cmsghdr *c;
 
+	if (!v4 && IN6_IS_ADDR_LINKLOCAL(&pi6.ipi6_addr))
+		pi6.ipi6_ifindex = r->udp_dst_info.pi6.ipi6_ifindex;
 	memset(ctl, 0, sizeof(*ctl));
 	msg->msg_control = ctl->buf;
-	if (r->udp_dst == 4) {
-		struct in_pktinfo pi = {.ipi_spec_dst = r->udp_dst_info.pi4.ipi_addr};
-
-		msg->msg_controllen = CMSG_SPACE(sizeof(pi));
-		c = CMSG_FIRSTHDR(msg);
-		c->cmsg_level = IPPROTO_IP;
-		c->cmsg_type = IP_PKTINFO;
-		c->cmsg_len = CMSG_LEN(sizeof(pi));
-		memcpy(CMSG_DATA(c), &pi, sizeof(pi));
-	} else {
-		struct in6_pktinfo pi = {.ipi6_addr = r->udp_dst_info.pi6.ipi6_addr};
-
-		if (IN6_IS_ADDR_LINKLOCAL(&pi.ipi6_addr))
-			pi.ipi6_ifindex = r->udp_dst_info.pi6.ipi6_ifindex;
-		msg->msg_controllen = CMSG_SPACE(sizeof(pi));
-		c = CMSG_FIRSTHDR(msg);
-		c->cmsg_level = IPPROTO_IPV6;
-		c->cmsg_type = IPV6_PKTINFO;
-		c->cmsg_len = CMSG_LEN(sizeof(pi));
-		memcpy(CMSG_DATA(c), &pi, sizeof(pi));
-	}
+	msg->msg_controllen = CMSG_SPACE(len);
+	c = CMSG_FIRSTHDR(msg);
+	c->cmsg_level = v4 ? IPPROTO_IP : IPPROTO_IPV6;
+	c->cmsg_type = v4 ? IP_PKTINFO : IPV6_PKTINFO;
+	c->cmsg_len = CMSG_LEN(len);
+	memcpy(CMSG_DATA(c), v4 ? (const void *)&pi4 : (const void *)&pi6, len);
 }
 
 static void udp_send(struct net_req *r)

@@ -15,6 +15,8 @@ exec 7>/dev/ttyS1
 set -a
 # shellcheck source=/dev/null
 . /host/config # SERVER_IP GUEST_IP PREFIX EXPORT_PATH, exported to the steps
+# shellcheck source=guest_net.sh
+. /host/guest_net.sh # guest_net_up
 set +a
 M=/mnt/nfs
 W=/tmp/work # local reference copies (tmpfs)
@@ -97,17 +99,7 @@ finish() {
 
 # --- the steps ----------------------------------------------------------------------
 net_up() {
-	local dev
-	ip link set lo up
-	modprobe virtio_net 2>/dev/null
-	for _ in $(seq 100); do
-		dev=$(ip -o link show | awk -F': ' '$2 != "lo" { print $2; exit }')
-		[ -n "$dev" ] && break
-		sleep 0.1 # waiting for the NIC to be probed, against a deadline
-	done
-	[ -n "$dev" ] || die "expected a network interface besides lo"
-	ip addr add "$GUEST_IP/$PREFIX" dev "$dev" && ip link set "$dev" up || die "ip failed"
-	echo "$dev $GUEST_IP/$PREFIX"
+	guest_net_up || exit 1
 }
 
 do_mount() {
@@ -451,7 +443,7 @@ do_umount() {
 	umount "$M" || die "umount failed"
 }
 
-export -f net_up do_mount special small_files sparse_big append_truncate dirs renames links attrs \
+export -f guest_net_up net_up do_mount special small_files sparse_big append_truncate dirs renames links attrs \
 	bigdir fio_verify silly_rename sync_semantics restart client_ops do_umount
 say "workload start $(uname -r)"
 step network 30 net_up || finish

@@ -42,17 +42,9 @@ case $MODE in serve | restart) ;; *) stop "unknown MODE '$MODE' in /host/config"
 { echo 0 >/proc/sys/vm/dirty_writeback_centisecs &&
 	echo 360000 >/proc/sys/vm/dirty_expire_centisecs; } || stop "could not turn periodic writeback off"
 
-# The network, as guest.sh's net_up.
-ip link set lo up
-modprobe virtio_net 2>/dev/null
-dev=
-for _ in $(seq 100); do
-	dev=$(ip -o link show | awk -F': ' '$2 != "lo" { print $2; exit }')
-	[ -n "$dev" ] && break
-	sleep 0.1 # waiting for the NIC to be probed, against a deadline
-done
-[ -n "$dev" ] || stop "expected a network interface besides lo"
-{ ip addr add "$GUEST_IP/$PREFIX" dev "$dev" && ip link set "$dev" up; } || stop "ip failed"
+# shellcheck source=guest_net.sh
+. /host/guest_net.sh
+guest_net_up >/dev/null || stop "the network did not come up (see the console)"
 
 # The export's disk: empty from mkfs for serve, and what the server starts from is made
 # durable here; for restart, what the power cut left (the mount replays ext4's journal).

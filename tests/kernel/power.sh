@@ -71,7 +71,7 @@ T=$(mktemp -d /tmp/shoal-power.XXXXXX)
 chmod 755 "$T"
 SHARE=$T/share
 mkdir -p "$SHARE/out"
-{ cp "$here/guest_power.sh" "$SHARE/guest.sh" && cp "$SERVER" "$SHARE/shoal-server"; } ||
+{ cp "$here/guest_power.sh" "$SHARE/guest.sh" && cp "$here/guest_net.sh" "$SERVER" "$SHARE/"; } ||
 	no_run "could not fill the share $SHARE"
 export SHOAL_NFS_PORT=2049 SHOAL_MOUNT_PORT=20048 SHOAL_RPC_TIMEOUT=10
 
@@ -241,10 +241,7 @@ dump_guest() {
 	fi
 	echo "--- guest console (last 40 lines) ---"
 	tail -n 40 "$T/console.log" | sed 's/^/  | /'
-	if [ -s "$T/qemu.err" ]; then
-		echo "--- qemu stderr ---"
-		sed 's/^/  | /' "$T/qemu.err"
-	fi
+	vm_dump_qemu_err
 }
 
 # dur_cut NAME [VAR=VALUE...] : one round of dur_load (with those settings) against the

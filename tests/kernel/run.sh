@@ -38,7 +38,7 @@ T=$(mktemp -d /tmp/shoal-kernel.XXXXXX)
 chmod 755 "$T"
 EXPORT=$T/export SHARE=$T/share STATE=$T/state
 mkdir -p "$EXPORT" "$SHARE/ctl" "$SHARE/out" "$STATE"
-cp "$here/guest.sh" "$SHARE/guest.sh"
+cp "$here/guest.sh" "$here/guest_net.sh" "$SHARE/"
 printf 'SERVER_IP=%s\nGUEST_IP=%s\nPREFIX=24\nEXPORT_PATH=%s\n' \
 	"$HOST_IP" "$GUEST_IP" "$EXPORT" >"$SHARE/config"
 
@@ -138,10 +138,7 @@ dump_logs() {
 		echo "  (the guest wrote none; its console, last 60 lines:)"
 		tail -n 60 "$T/console.log" | sed 's/^/  | /'
 	fi
-	if [ -s "$T/qemu.err" ]; then
-		echo "--- qemu stderr ---"
-		sed 's/^/  | /' "$T/qemu.err"
-	fi
+	vm_dump_qemu_err
 }
 
 finish() {

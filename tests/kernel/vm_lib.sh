@@ -27,6 +27,14 @@ check() {
 	if [ "$2" = "$3" ]; then pass "$1"; else fail "$1: expected $2 got $3"; fi
 }
 
+# vm_dump_qemu_err : what qemu said on stderr, if anything (for a failure report).
+vm_dump_qemu_err() {
+	if [ -s "$T/qemu.err" ]; then
+		echo "--- qemu stderr ---"
+		sed 's/^/  | /' "$T/qemu.err"
+	fi
+}
+
 # no_run WHY : the suite could not start: one failure, never a skip.
 no_run() {
 	echo "FAIL $VM_SUITE: did not run: $*"
