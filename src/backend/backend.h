@@ -93,6 +93,11 @@ struct backend_ops {
 
 	int (*statfs)(int fd, struct statvfs *sv);
 	long (*link_max)(int fd);
+
+	/* Flush the whole file system that holds open directory @fd to stable storage
+	 * (syncfs): the only way to make a symlink, FIFO or device node stable, since none
+	 * of them can be opened and fsynced. */
+	int (*syncfs)(int fd);
 };
 
 #endif

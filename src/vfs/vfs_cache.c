@@ -431,9 +431,12 @@ int vfs_node_sync(struct vfs_node *node)
 	int fd, err;
 
 	/* A FIFO or a device must never be opened by the server (opening can block or act
-	 * on the device); such nodes, and symlinks, reach the disk with their directory. */
+	 * on the device), and a symlink cannot be opened for I/O at all. A directory fsync
+	 * does not write their inodes on a file system without a journal (ext2, ext4
+	 * without one), so the whole file system is synced: costly under a load of
+	 * unstable writes, but these objects are made and changed rarely. */
 	if (!S_ISREG(node->type) && !S_ISDIR(node->type))
-		return 0;
+		return node->ve->be->syncfs(node->ve->mount_fd);
 	err = vfs_node_data_fd(node, &fd, &writable);
 	if (err)
 		return err;
@@ -518,7 +521,7 @@ void vfs_export_put(struct vfs_export *ve)
 
 int vfs_export_sync(struct vfs_export *ve)
 {
-	return syncfs(ve->mount_fd) ? -errno : 0;
+	return ve->be->syncfs(ve->mount_fd);
 }
 
 int vfs_export_check(struct vfs_export *ve, const char *path)

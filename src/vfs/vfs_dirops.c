@@ -9,8 +9,9 @@
  * last link, its cached node is forgotten so that its handle turns stale at once.
  *
  * A change is stable before it is reported done (RFC 1813 asks that of every operation
- * that modifies the file system): what was created or linked is fsynced, then every
- * directory that changed. A failed sync fails the call, though the change was made.
+ * that modifies the file system): what was created or linked is synced, then every
+ * directory that changed, and a directory moved to another parent (its ".." changed).
+ * A failed sync fails the call, though the change was made.
  */
 #include <errno.h>
 #include <string.h>
@@ -344,13 +345,37 @@ int vfs_rmdir(const struct vfs_ctx *ctx, struct vfs_node *dir, const char *name,
 	return remove_common(ctx, dir, name, true, dir_wcc);
 }
 
+/*
+ * After a rename to another directory (@err its outcome so far): a directory that moved
+ * has a new ".." entry, which no fsync of its old or new parent writes on a file system
+ * without a journal, so it is synced too. Consumes @fd, the object as it was resolved
+ * before the rename.
+ */
+static int sync_moved(struct vfs_export *ve, int fd, int err)
+{
+	struct vfs_node *node;
+	struct vfs_attr attr;
+	struct stat st;
+
+	if (err || ve->be->stat(fd, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		ve->be->close(fd);
+		return err;
+	}
+	err = vfs_node_from_fd(ve, fd, &attr, &node);
+	if (err)
+		return err;
+	err = vfs_node_sync(node);
+	vfs_node_put(node);
+	return err;
+}
+
 int vfs_rename(const struct vfs_ctx *ctx, struct vfs_node *from_dir, const char *from_name,
 	       struct vfs_node *to_dir, const char *to_name, struct vfs_wcc *from_wcc,
 	       struct vfs_wcc *to_wcc)
 {
 	struct vfs_fh fh;
 	struct stat st;
-	int fd, err;
+	int fd, moved, err;
 
 	memset(to_wcc, 0, sizeof(*to_wcc));
 	err = dir_begin(ctx, from_dir, from_name, from_wcc);
@@ -370,6 +395,7 @@ int vfs_rename(const struct vfs_ctx *ctx, struct vfs_node *from_dir, const char 
 	vfs_wcc_pre(to_wcc, &st);
 	/* An existing target loses a link: remember it to forget its node. */
 	fd = victim_open(to_dir, to_name, &fh, &st);
+	moved = to_dir != from_dir ? from_dir->ve->be->resolve(from_dir->fd, from_name) : -1;
 	err = from_dir->ve->be->rename(from_dir->fd, from_name, to_dir->fd, to_name);
 	if (fd >= 0)
 		victim_close(to_dir, fd, &fh);
@@ -377,6 +403,8 @@ int vfs_rename(const struct vfs_ctx *ctx, struct vfs_node *from_dir, const char 
 		err = vfs_node_sync(to_dir);
 	if (!err && to_dir != from_dir)
 		err = vfs_node_sync(from_dir);
+	if (moved >= 0)
+		err = sync_moved(from_dir->ve, moved, err);
 out:
 	vfs_wcc_post(from_wcc, from_dir);
 	if (to_wcc->pre_valid)

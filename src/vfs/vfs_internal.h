@@ -94,8 +94,8 @@ void vfs_cache_forget(struct vfs_export *ve, const struct vfs_fh *fh);
 int vfs_node_from_fd(struct vfs_export *ve, int fd, struct vfs_attr *attr, struct vfs_node **out);
 /* The I/O descriptor of a regular file, opened on first use. */
 int vfs_node_data_fd(struct vfs_node *node, int *fd, bool *writable);
-/* Make @node's changes stable (fsync) before a reply says they happened: regular files
- * and directories; other types are left to their directory's sync. */
+/* Make @node's changes stable before a reply says they happened: an fsync of a regular
+ * file or directory, a syncfs of the export for any other type. */
 int vfs_node_sync(struct vfs_node *node);
 
 /* vfs_wlog.c: the stable-write log, or NULL when stable writes fsync. */

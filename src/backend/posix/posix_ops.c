@@ -163,6 +163,11 @@ static int posix_fsync(int fd, bool datasync)
 	return ret0(datasync ? fdatasync(fd) : fsync(fd));
 }
 
+static int posix_syncfs(int fd)
+{
+	return ret0(syncfs(fd));
+}
+
 static int posix_create(int dirfd, const char *name, uint32_t mode, bool excl)
 {
 	int flags = O_CREAT | O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (excl ? O_EXCL : 0);
@@ -300,4 +305,5 @@ const struct backend_ops posix_backend_ops = {
 	.stat_at = posix_stat_at,
 	.statfs = posix_statfs,
 	.link_max = posix_link_max,
+	.syncfs = posix_syncfs,
 };

@@ -3,8 +3,10 @@
  * src/vfs/vfs_ops.c): each operation that changes the file system fsyncs what it
  * changed (the object it made or linked, every directory it changed, the file whose
  * attributes it set) before it returns; a failed fsync fails the call; operations that
- * change nothing sync nothing, and a FIFO is never opened to be synced. The export's
- * back end is wrapped so that every fsync is recorded by inode number (and can fail).
+ * change nothing sync nothing, and a FIFO is never opened to be synced: a symlink,
+ * FIFO or device node is made stable by a syncfs of the export instead. The export's
+ * back end is wrapped so that every fsync is recorded by inode number (and can fail),
+ * and every syncfs is counted.
  */
 #include "backend/posix/posix.h"
 #include "unit/vfs/vfs_fixture.h"
@@ -14,6 +16,7 @@
 
 static ino_t synced[MAX_SYNCS];
 static int nsynced;
+static int nsyncfs;
 static bool fail_syncs;
 static struct backend_ops rec_ops;
 
@@ -28,20 +31,31 @@ static int rec_fsync(int fd, bool datasync)
 	return posix_backend_ops.fsync(fd, datasync);
 }
 
-/* The fixture with its export's fsync recorded. */
+static int rec_syncfs(int fd)
+{
+	nsyncfs++;
+	if (fail_syncs)
+		return -EIO;
+	return posix_backend_ops.syncfs(fd);
+}
+
+/* The fixture with its export's fsync and syncfs recorded. */
 static void setup(struct fx *f)
 {
 	fx_setup(f);
 	rec_ops = posix_backend_ops;
 	rec_ops.fsync = rec_fsync;
+	rec_ops.syncfs = rec_syncfs;
 	f->ve->be = &rec_ops;
 	nsynced = 0;
+	nsyncfs = 0;
 	fail_syncs = false;
 }
 
 static void forget_syncs(void)
 {
 	nsynced = 0;
+	nsyncfs = 0;
 }
 
 static ino_t ino_of(const struct fx *f, const char *rel)
@@ -78,14 +92,17 @@ static void test_creation_syncs_object_and_directory(void)
 	CHECK_EQ(vfs_mkdir(&fx_root_ctx, f.root, "d", &fx_no_sattr, &fh, &a, &wcc), 0);
 	CHECK(was_synced(ino_of(&f, "d")));
 	CHECK(was_synced(ino_of(&f, "")));
+	CHECK_EQ(nsyncfs, 0); /* what can be fsynced is never synced the costly way */
 	forget_syncs();
 	CHECK_EQ(vfs_symlink(&fx_root_ctx, f.root, "s", "a", &fx_no_sattr, &fh, &a, &wcc), 0);
 	CHECK(was_synced(ino_of(&f, "")));
+	CHECK_EQ(nsyncfs, 1); /* the symlink's own inode: no fsync can reach it */
 	forget_syncs();
 	CHECK_EQ(vfs_mknod(&fx_root_ctx, f.root, "p", VFS_FIFO, &fx_no_sattr, 0, 0, &fh, &a, &wcc),
 		 0);
 	CHECK(was_synced(ino_of(&f, "")));
 	CHECK(!was_synced(ino_of(&f, "p"))); /* never opened: that could block */
+	CHECK_EQ(nsyncfs, 1);
 	fx_teardown(&f);
 }
 
@@ -116,6 +133,7 @@ static void test_changes_sync_what_they_changed(void)
 	CHECK_EQ(vfs_rename(&fx_root_ctx, f.root, "a", d, "b", &wcc, &wcc2), 0);
 	CHECK(was_synced(ino_of(&f, "")));
 	CHECK(was_synced(ino_of(&f, "d")));
+	CHECK_EQ(nsyncfs, 0);
 	forget_syncs();
 	CHECK_EQ(vfs_remove(&fx_root_ctx, d, "l", &wcc), 0);
 	CHECK(was_synced(ino_of(&f, "d")));
@@ -125,6 +143,60 @@ static void test_changes_sync_what_they_changed(void)
 	vfs_node_put(d);
 	CHECK_EQ(vfs_rmdir(&fx_root_ctx, f.root, "d", &wcc), 0);
 	CHECK(was_synced(ino_of(&f, "")));
+	fx_teardown(&f);
+}
+
+/* A directory moved to another parent has a new "..": it is synced itself. */
+static void test_moved_directory_is_synced(void)
+{
+	struct vfs_wcc wcc, wcc2;
+	struct vfs_node *d;
+	struct vfs_attr at;
+	struct vfs_fh fh;
+	struct fx f;
+
+	setup(&f);
+	CHECK_EQ(vfs_mkdir(&fx_root_ctx, f.root, "d", &fx_no_sattr, &fh, &at, &wcc), 0);
+	d = fx_node(&f, &fh);
+	CHECK_EQ(vfs_mkdir(&fx_root_ctx, f.root, "m", &fx_no_sattr, &fh, &at, &wcc), 0);
+	forget_syncs();
+	CHECK_EQ(vfs_rename(&fx_root_ctx, f.root, "m", d, "m2", &wcc, &wcc2), 0);
+	CHECK(was_synced(ino_of(&f, "d/m2")));
+	CHECK(was_synced(ino_of(&f, "d")));
+	CHECK(was_synced(ino_of(&f, "")));
+	/* Within one directory, ".." stays: only the directory is synced. */
+	forget_syncs();
+	CHECK_EQ(vfs_rename(&fx_root_ctx, d, "m2", d, "m3", &wcc, &wcc2), 0);
+	CHECK(!was_synced(ino_of(&f, "d/m3")));
+	CHECK(was_synced(ino_of(&f, "d")));
+	/* A failed rename syncs nothing. */
+	forget_syncs();
+	CHECK_EQ(vfs_rename(&fx_root_ctx, d, "nope", f.root, "x", &wcc, &wcc2), -ENOENT);
+	CHECK_EQ(nsynced, 0);
+	vfs_node_put(d);
+	fx_teardown(&f);
+}
+
+/* SETATTR on a symlink cannot fsync it: the export is synced instead. */
+static void test_symlink_setattr_syncs_the_export(void)
+{
+	struct vfs_sattr sa = {.set_uid = true, .uid = 0};
+	struct vfs_node *s;
+	struct vfs_attr at;
+	struct vfs_wcc wcc;
+	struct vfs_fh fh;
+	struct fx f;
+
+	setup(&f);
+	CHECK_EQ(vfs_symlink(&fx_root_ctx, f.root, "s", "a", &fx_no_sattr, &fh, &at, &wcc), 0);
+	s = fx_node(&f, &fh);
+	forget_syncs();
+	CHECK_EQ(vfs_setattr(&fx_root_ctx, s, &sa, NULL, &wcc), 0);
+	CHECK_EQ(nsyncfs, 1);
+	fail_syncs = true;
+	CHECK_EQ(vfs_setattr(&fx_root_ctx, s, &sa, NULL, &wcc), -EIO);
+	fail_syncs = false;
+	vfs_node_put(s);
 	fx_teardown(&f);
 }
 
@@ -170,4 +242,5 @@ static void test_reading_syncs_nothing(void)
 }
 
 TESTS(test_creation_syncs_object_and_directory, test_changes_sync_what_they_changed,
+      test_moved_directory_is_synced, test_symlink_setattr_syncs_the_export,
       test_failed_sync_fails_the_call, test_reading_syncs_nothing);
