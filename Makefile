@@ -37,6 +37,10 @@ UNIT_TESTS :=
 INTEG_TOOLS :=
 BENCH_TOOLS :=
 
+# The modules below define rules of their own: without this, a bare `make` would build
+# only the first of them.
+.DEFAULT_GOAL := all
+
 include $(wildcard src/*/module.mk src/backend/*/module.mk tests/module.mk tests/*/module.mk tools/*/module.mk)
 
 LIB_OBJS := $(LIB_SRCS:%.c=$(O)/%.o)

@@ -104,10 +104,12 @@ extern struct wlog *vfs_wlog;
  * fsync when the log cannot take them). Bytes written, or a negative errno. */
 ssize_t vfs_wlog_write(struct vfs_node *node, int fd, const void *data, uint32_t len,
 		       uint64_t offset, enum vfs_stable stable);
-/* Log that @node's size became @size, in order with its logged writes. */
-void vfs_wlog_truncate(struct vfs_node *node, uint64_t size);
-/* Retire every log record of @node, so that no replay can undo what follows. */
-void vfs_wlog_retire(struct vfs_node *node);
+/* Log that @node's size became @size, in order with its logged writes, and wait for
+ * the record. 0 (also without a log), or -EIO when the change may not be said stable. */
+int vfs_wlog_truncate(struct vfs_node *node, uint64_t size);
+/* Retire every log record of @node, so that no replay can undo what the caller makes
+ * durable next. 0 (also without a log), or -EIO when no fsync may be said stable. */
+int vfs_wlog_retire(struct vfs_node *node);
 /* What a new node of the cache records as its last log record. */
 uint64_t vfs_wlog_seq_now(void);
 

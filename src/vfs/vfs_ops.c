@@ -58,7 +58,7 @@ static int set_size(const struct vfs_ctx *ctx, struct vfs_node *node, const stru
 		return -EROFS;
 	err = node->ve->be->truncate(fd, size);
 	if (!err && size != (uint64_t)st->st_size)
-		vfs_wlog_truncate(node, size);
+		err = vfs_wlog_truncate(node, size);
 	return err;
 }
 
@@ -334,9 +334,10 @@ int vfs_commit(const struct vfs_ctx *ctx, struct vfs_node *node, uint64_t offset
 		return err;
 	/* Logged stable writes of this file could otherwise be replayed over what this
 	 * COMMIT makes durable. */
-	vfs_wlog_retire(node);
+	err = vfs_wlog_retire(node);
 	/* fsync, not fdatasync: unstable writes may have changed the size. */
-	err = node->ve->be->fsync(fd, false);
+	if (!err)
+		err = node->ve->be->fsync(fd, false);
 	vfs_wcc_post(wcc, node);
 	return err;
 }

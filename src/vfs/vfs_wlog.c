@@ -8,10 +8,13 @@
  * those the replay produces, as with a file server's NVRAM log.
  *
  * Replaying a record must never undo something durable that came after it, so:
- *  - a size change is logged too (without waiting), in order with the writes, and the
- *    replay applies it in turn;
+ *  - a size change is logged too, in order with the writes, and the replay applies it
+ *    in turn; its record is on stable storage before the change is answered, else a
+ *    replay of older writes could grow the file back;
  *  - COMMIT first retires the file's records (a checkpoint), so that the replay of an
- *    older stable write cannot land on data the COMMIT made durable.
+ *    older stable write cannot land on data the COMMIT made durable;
+ *  - data the log cannot take (it failed) is fsynced only once the failed log has been
+ *    set aside (wlog_fallback()); if it could not be, the call fails with EIO.
  * Each node remembers its last record; a node new to the cache assumes every record
  * not yet retired may be its own.
  */
@@ -63,26 +66,33 @@ ssize_t vfs_wlog_write(struct vfs_node *node, int fd, const void *data, uint32_t
 		note_seq(node, r.seq);
 		return n;
 	}
-	/* The log cannot take it (too big, or failed): make the file itself stable. */
-	err = be->fsync(fd, stable == VFS_DATA_SYNC);
+	/* The log cannot take it (too big, or failed): make the file itself stable, once
+	 * no older record of it can be replayed over what the fsync makes durable. */
+	err = vfs_wlog_retire(node);
+	if (!err)
+		err = be->fsync(fd, stable == VFS_DATA_SYNC);
 	return err ? err : n;
 }
 
-void vfs_wlog_truncate(struct vfs_node *node, uint64_t size)
+int vfs_wlog_truncate(struct vfs_node *node, uint64_t size)
 {
 	struct wlog_rec r = {
 		.type = WLOG_TRUNCATE, .keylen = node->fh.len, .key = node->fh.data, .off = size};
 
-	if (vfs_wlog && wlog_append(vfs_wlog, &r, false) == 0)
+	if (!vfs_wlog)
+		return 0;
+	if (wlog_append(vfs_wlog, &r, true) == 0) {
 		note_seq(node, r.seq);
+		return 0;
+	}
+	return wlog_fallback(vfs_wlog) ? -EIO : 0;
 }
 
-void vfs_wlog_retire(struct vfs_node *node)
+int vfs_wlog_retire(struct vfs_node *node)
 {
-	/* A log that failed can retire nothing more (it said so when it failed); the
-	 * caller's fsync is then all that can be done. */
-	if (vfs_wlog)
-		(void)wlog_retire(vfs_wlog, atomic_load(&node->wlog_seq));
+	if (!vfs_wlog || wlog_retire(vfs_wlog, atomic_load(&node->wlog_seq)) == 0)
+		return 0;
+	return wlog_fallback(vfs_wlog) ? -EIO : 0;
 }
 
 int vfs_replay(struct vfs_export *ve, const struct wlog_rec *r)

@@ -178,6 +178,11 @@ int wlog_open(const char *path, const struct wlog_opts *o, struct wlog **out)
 		return -ENOMEM;
 	w->opts = *o;
 	w->fd = -1;
+	w->path = strdup(path);
+	if (!w->path) {
+		free(w);
+		return -ENOMEM;
+	}
 	pthread_mutex_init(&w->mu, NULL);
 	pthread_cond_init(&w->cv_done, NULL);
 	pthread_cond_init(&w->cv_space, NULL);
@@ -341,6 +346,10 @@ void wlog_close(struct wlog *w)
 		pthread_cond_signal(&w->cv_work);
 		pthread_mutex_unlock(&w->mu);
 		pthread_join(w->thr, NULL);
+		pthread_mutex_lock(&w->mu);
+		w->started = false; /* no thread will set a failed log aside now */
+		pthread_cond_broadcast(&w->cv_done);
+		pthread_mutex_unlock(&w->mu);
 		if (!w->err && wlog_checkpoint(w))
 			log_error("stable-write log: final checkpoint failed; the next start "
 				  "replays it");
@@ -353,5 +362,6 @@ void wlog_close(struct wlog *w)
 	pthread_cond_destroy(&w->cv_space);
 	pthread_cond_destroy(&w->cv_done);
 	pthread_mutex_destroy(&w->mu);
+	free(w->path);
 	free(w);
 }

@@ -76,11 +76,22 @@ int wlog_start(struct wlog *w, wlog_sync_fn sync, void *arg);
  * Append @r (r->seq is set). With @wait, returns once the record is on stable storage;
  * without, it is written with the next batch and in order with every later record.
  * Returns 0, -EMSGSIZE for a record too big for the log, or the error that stopped the
- * log (then and from then on the caller must make its data durable by itself).
+ * log (then and from then on the caller must make its data durable by itself, once
+ * wlog_fallback() allows it).
  */
 int wlog_append(struct wlog *w, struct wlog_rec *r, bool wait);
-/* Return once every record up to @seq is retired: its file data is durable. */
+/* Return once every record up to @seq is retired: its file data is durable. 0, or the
+ * log's error (see wlog_fallback()), or -ESHUTDOWN while it closes. */
 int wlog_retire(struct wlog *w, uint64_t seq);
+/*
+ * After the log failed, its records must never be replayed over data made durable
+ * later by other means (an fsync). So the checkpoint thread, once the log fails, syncs
+ * every file (the sync function) and deletes the log file. This waits for that and
+ * returns 0 when it was done, or when the log has not failed: the caller may then
+ * fsync and say its data is stable. Otherwise the negative errno that kept the log
+ * from being set aside: the caller must then not acknowledge anything as stable.
+ */
+int wlog_fallback(struct wlog *w);
 /* The sequence number the next record will get. */
 uint64_t wlog_next_seq(struct wlog *w);
 /* Retire everything (unless the log failed), stop the thread, close, free. */

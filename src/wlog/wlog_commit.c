@@ -14,12 +14,22 @@
  * which records are on disk, calls the sync function (every file write made before those
  * records were appended is then durable), and only then writes a superblock that moves
  * the tail past them. An appender that finds the log full waits for that.
+ *
+ * A failure (a batch or a checkpoint that could not be written) stops the log for good.
+ * The checkpoint thread then sets it aside: the sync function makes every file durable
+ * and the log file is deleted, so that no later start replays an old record over data
+ * that callers make durable by fsync from then on. wlog_fallback() waits for that.
  */
 #include "wlog/wlog_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/crc32c.h"
 #include "core/log.h"
@@ -35,6 +45,18 @@ uint64_t wlog_now_ns(void)
 static uint32_t rec_bytes(const struct wlog_rec *r)
 {
 	return (uint32_t)((sizeof(struct wlog_rhdr) + r->keylen + r->len + 7) & ~7ull);
+}
+
+/* Stop the log for good with @err (lock held), and wake the thread to set it aside. */
+static void fail_locked(struct wlog *w, int err, const char *what)
+{
+	if (w->err)
+		return;
+	w->err = err;
+	log_error("stable-write log: %s failed (%s); stable writes fall back to fsync once "
+		  "every file is synced and the log deleted",
+		  what, strerror(-err));
+	pthread_cond_signal(&w->cv_work);
 }
 
 /* Whether a batch can be sent now. */
@@ -80,12 +102,8 @@ static void write_batch(struct wlog *w)
 	err = wlog_io(w, true, h.lsn, b, padded);
 
 	pthread_mutex_lock(&w->mu);
-	if (err && !w->err) {
-		w->err = err;
-		log_error("stable-write log: write failed (%s); stable writes fall back to "
-			  "fsync",
-			  strerror(-err));
-	}
+	if (err)
+		fail_locked(w, err, "write");
 	f->done = true;
 	w->spare[w->nspare++] = b;
 	/* The durable mark passes every batch written with all those before it; after a
@@ -220,11 +238,7 @@ int wlog_checkpoint(struct wlog *w)
 		err = wlog_write_sb(w, lsn, seq);
 	pthread_mutex_lock(&w->mu);
 	if (err) {
-		if (!w->err)
-			log_error("stable-write log: checkpoint failed (%s); stable writes fall "
-				  "back to fsync",
-				  strerror(-err));
-		w->err = w->err ? w->err : err;
+		fail_locked(w, err, "checkpoint");
 	} else {
 		w->tail_lsn = lsn;
 		w->retired_seq = seq;
@@ -249,6 +263,58 @@ static bool due(const struct wlog *w, uint64_t now, uint64_t *sleep_ns)
 		return true;
 	*sleep_ns = w->oldest_ns + ival - now;
 	return false;
+}
+
+/* fsync the directory that holds @path: its deletion is then durable. */
+static int sync_parent(const char *path)
+{
+	char copy[PATH_MAX];
+	int fd, err = 0;
+
+	if (snprintf(copy, sizeof(copy), "%s", path) >= (int)sizeof(copy))
+		return -ENAMETOOLONG;
+	fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fsync(fd) < 0)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/* The log failed: sync every file, then delete the log (see the top of this file). */
+static void set_aside(struct wlog *w)
+{
+	int err = w->sync ? w->sync(w->sync_arg) : 0;
+
+	if (!err && unlink(w->path) < 0 && errno != ENOENT)
+		err = -errno;
+	if (!err)
+		err = sync_parent(w->path);
+	if (err)
+		log_error("stable-write log %s: cannot set the failed log aside (%s); stable "
+			  "writes and COMMITs fail from now on",
+			  w->path, strerror(-err));
+	else
+		log_warn("stable-write log %s: deleted after its failure, every file synced; "
+			 "stable writes fsync from now on",
+			 w->path);
+	pthread_mutex_lock(&w->mu);
+	w->fallback = err ? err : 1;
+	pthread_cond_broadcast(&w->cv_done);
+	pthread_mutex_unlock(&w->mu);
+}
+
+int wlog_fallback(struct wlog *w)
+{
+	int r;
+
+	pthread_mutex_lock(&w->mu);
+	while (w->err && !w->fallback && w->started)
+		pthread_cond_wait(&w->cv_done, &w->mu);
+	r = !w->err || w->fallback > 0 ? 0 : w->fallback ? w->fallback : w->err;
+	pthread_mutex_unlock(&w->mu);
+	return r;
 }
 
 void *wlog_thread(void *arg)
@@ -276,6 +342,11 @@ void *wlog_thread(void *arg)
 		pthread_cond_timedwait(&w->cv_work, &w->mu, &ts);
 	}
 	pthread_cond_broadcast(&w->cv_space);
+	if (w->err && !w->fallback) {
+		pthread_mutex_unlock(&w->mu);
+		set_aside(w);
+		return NULL;
+	}
 	pthread_mutex_unlock(&w->mu);
 	return NULL;
 }

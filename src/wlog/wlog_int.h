@@ -88,6 +88,7 @@ struct wlog {
 	uint64_t durable_lsn; /* end of the last batch on disk with all before it */
 	uint64_t durable_seq; /* records below it are on disk */
 	int err;	      /* sticky: once the log failed, it stays failed */
+	int fallback;	      /* after a failure: 1 set aside, <0 could not be, 0 not yet */
 
 	/* Retiring. */
 	uint64_t tail_lsn;    /* oldest batch still needed */
@@ -98,6 +99,7 @@ struct wlog {
 	pthread_t thr;
 	wlog_sync_fn sync;
 	void *sync_arg;
+	char *path; /* deleted once the log failed and every file is synced */
 };
 
 static inline uint64_t wlog_round_blk(uint64_t n)

@@ -1,9 +1,14 @@
 # durability: crash and restart under load (issue #5); see tests/durability/suite.sh.
-INTEG_TOOLS += $(O)/tests/durability/dur_load $(O)/tests/durability/dur_meta
+INTEG_TOOLS += $(O)/tests/durability/dur_load $(O)/tests/durability/dur_meta \
+	$(O)/tests/durability/dur_trunc
 
 # nfsc.o is the small synchronous libnfs client shared by the durability, concurrency and
 # access tools.
 $(O)/tests/durability/dur_load: $(O)/tests/durability/dur_load.o $(O)/tests/durability/nfsc.o
+	$(CC) $(LDFLAGS) -o $@ $^ -lnfs
+
+# dur_trunc: a logged stable write and a size change, for test_log_truncate.sh.
+$(O)/tests/durability/dur_trunc: $(O)/tests/durability/dur_trunc.o $(O)/tests/durability/nfsc.o
 	$(CC) $(LDFLAGS) -o $@ $^ -lnfs
 
 # dur_meta: the namespace load of the power-loss test (tests/kernel/power.sh).
@@ -11,7 +16,7 @@ $(O)/tests/durability/dur_meta: $(O)/tests/durability/dur_meta.o $(O)/tests/dura
 	$(CC) $(LDFLAGS) -o $@ $^ -lnfs
 
 .PHONY: check-durability soak-durability
-check-durability: $(O)/shoal-server $(O)/tests/durability/dur_load
+check-durability: $(O)/shoal-server $(O)/tests/durability/dur_load $(O)/tests/durability/dur_trunc
 	$(SUITE) "durability ($(BUILD))" sh tests/durability/suite.sh tests/durability $(O) $(if $(filter 1,$(SOAK)),soak,short)
 
 soak-durability: $(O)/shoal-server $(O)/tests/durability/dur_load

@@ -7,7 +7,9 @@
  * for come back with their bytes; records retired by a checkpoint do not; a record
  * appended without waiting comes back ahead of a later waited one; a torn batch ends
  * the replay; the circular area wraps many times; concurrent appenders share batches and
- * lose nothing; a clean close leaves nothing; tmpfs is refused. Files live in a
+ * lose nothing; a clean close leaves nothing; tmpfs is refused; a log that fails is set
+ * aside (files synced, log deleted) before wlog_fallback() lets callers fsync, and one
+ * that cannot be set aside is kept and reported. Files live in a
  * mkdtemp() directory under /var/tmp (on disk, as O_DIRECT needs).
  */
 #include <errno.h>
@@ -24,12 +26,13 @@
 
 static char dir[64], path[128];
 static int syncs;
+static int sync_result; /* what the sync function returns */
 
 static int count_sync(void *arg)
 {
 	(void)arg;
 	syncs++;
-	return 0;
+	return sync_result;
 }
 
 static void setup(void)
@@ -450,6 +453,66 @@ static void test_oversized_record_refused(void)
 	teardown();
 }
 
+/* Make every later write of the log fail, as a failing disk would (EBADF here). */
+static void break_log(struct wlog *w)
+{
+	int ro = open(path, O_RDONLY | O_CLOEXEC);
+
+	CHECK(ro >= 0);
+	CHECK(dup2(ro, w->fd) == w->fd);
+	close(ro);
+}
+
+/* A failed log is set aside: files synced, log deleted, so nothing old comes back over
+ * what the caller fsyncs from then on. */
+static void test_failed_log_is_set_aside(void)
+{
+	struct wlog *w;
+	struct seen s;
+	struct stat st;
+	int before;
+
+	setup();
+	w = open_started();
+	CHECK_EQ(append(w, WLOG_WRITE, 1, 0, 4096, true, NULL), 0);
+	break_log(w);
+	before = syncs;
+	CHECK(append(w, WLOG_WRITE, 2, 0, 4096, true, NULL) < 0);
+	CHECK_EQ(wlog_fallback(w), 0);
+	CHECK(syncs > before);
+	CHECK(stat(path, &st) != 0 && errno == ENOENT);
+	CHECK(append(w, WLOG_WRITE, 3, 0, 4096, true, NULL) < 0); /* failed for good */
+	CHECK_EQ(wlog_fallback(w), 0);
+	wlog_close(w);
+	CHECK_EQ(replay(&s), 0); /* the next start makes a new, empty log */
+	CHECK_EQ(s.n, 0);
+	teardown();
+}
+
+/* A failed log whose files cannot be synced stays, and the caller is told not to say
+ * anything is stable; the next start replays what it holds. */
+static void test_failed_log_not_set_aside(void)
+{
+	struct wlog *w;
+	struct seen s;
+	struct stat st;
+
+	setup();
+	w = open_started();
+	CHECK_EQ(append(w, WLOG_WRITE, 1, 0, 4096, true, NULL), 0);
+	break_log(w);
+	sync_result = -EIO;
+	CHECK(append(w, WLOG_WRITE, 2, 0, 4096, true, NULL) < 0);
+	CHECK_EQ(wlog_fallback(w), -EIO);
+	CHECK_EQ(stat(path, &st), 0);
+	wlog_close(w);
+	sync_result = 0;
+	CHECK_EQ(replay(&s), 0);
+	CHECK_EQ(s.n, 1);
+	CHECK_EQ(s.tag[0], 1);
+	teardown();
+}
+
 static void test_tmpfs_refused(void)
 {
 	struct wlog_opts o = {.size = 16 * MIB, .interval_ms = 1000};
@@ -466,7 +529,7 @@ static void test_tmpfs_refused(void)
 	unlink("/dev/shm/shoal-wlog-test.log");
 }
 
-TESTS(test_waited_records_come_back, test_retired_records_do_not, test_unwaited_record_is_ordered,
-      test_torn_batch_ends_replay, test_batch_of_earlier_start_ignored, test_wraps_around,
-      test_concurrent_appenders, test_clean_close_leaves_nothing, test_oversized_record_refused,
-      test_tmpfs_refused)
+TESTS(test_failed_log_is_set_aside, test_failed_log_not_set_aside, test_waited_records_come_back,
+      test_retired_records_do_not, test_unwaited_record_is_ordered, test_torn_batch_ends_replay,
+      test_batch_of_earlier_start_ignored, test_wraps_around, test_concurrent_appenders,
+      test_clean_close_leaves_nothing, test_oversized_record_refused, test_tmpfs_refused)
