@@ -17,9 +17,10 @@
 # MODE and SERVER_ARGS (an array: the server's extra options, e.g. --stable-log 64);
 # DROP_LOG=1 (a control) removes the stable-write log before the restart.
 # Periodic writeback is turned off and dirty pages expire only after an hour, and
-# power.sh mounts ext4 with a long journal commit interval, so that within the test's
-# seconds nothing but the server's own syncs makes data or names durable: a server that
-# leaves one out loses what it acknowledged when the power goes.
+# power.sh mounts a journaled ext4 with a long journal commit interval (one without a
+# journal has none), so that within the test's seconds nothing but the server's own
+# syncs makes data or names durable: a server that leaves one out loses what it
+# acknowledged when the power goes.
 set -u
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 stty -F /dev/ttyS1 raw -echo 2>/dev/null

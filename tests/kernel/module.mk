@@ -6,7 +6,8 @@
 #   make check-power     the same image; the server in the guest, its export on a second
 #                        disk, the power cut under a data load (with and without the
 #                        stable-write log, replayed by a second boot) and a namespace
-#                        load, and every acknowledged byte and change looked for on the disk
+#                        load (on ext4 with and without a journal), and every
+#                        acknowledged byte and change looked for on the disk
 #
 # When the packages cannot be installed, run.sh and power.sh say that the test did not
 # run and count it as one failure: a VM test that did not run is never a pass.

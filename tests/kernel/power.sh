@@ -1,18 +1,19 @@
 #!/bin/bash
 # power.sh - the power-loss durability test: shoal-server runs inside the kernel suite's
-# VM with its export on a second virtual disk (ext4 with its journal); the host drives a
-# load over the tap network and kills qemu at a random moment, which loses everything the
-# guest had only in its RAM, as a power cut would. Whatever the guest had sent to the
-# virtual disk is in the host's page cache and survives. The host then replays the
-# disk's journal (e2fsck), copies the export out of the image (debugfs rdump) and checks
-# that everything the server acknowledged as stable is there. A kill -9 of the server
-# (tests/durability) cannot tell whether it ever synced; this can.
+# VM with its export on a second virtual disk (ext4, with or without its journal); the
+# host drives a load over the tap network and kills qemu at a random moment, which loses
+# everything the guest had only in its RAM, as a power cut would. Whatever the guest had
+# sent to the virtual disk is in the host's page cache and survives. The host then
+# checks the disk and replays its journal if it has one (e2fsck), copies the export out
+# of the image (debugfs rdump) and checks that everything the server acknowledged as
+# stable is there. A kill -9 of the server (tests/durability) cannot tell whether it
+# ever synced; this can.
 #
 #   bash tests/kernel/power.sh BUILD-DIR
 #
-# Three phases, each with its own disk, boots and power cut (on ext4 any fsync commits
-# every pending change, so the syncs of one kind of load would hide missing ones of the
-# other):
+# Four phases, each with its own disk, boots and power cut (on ext4 with a journal any
+# fsync commits every pending change, so the syncs of one kind of load would hide
+# missing ones of the other):
 #   data  tests/durability/dur_load: writers with FILE_SYNC, DATA_SYNC and UNSTABLE +
 #         COMMIT; every acknowledged byte must be on the disk (`dur_load verify`).
 #   log   the server with its stable-write log (--stable-log 64, in /data/state on the
@@ -26,20 +27,33 @@
 #   meta  tests/durability/dur_meta: MKDIR, CREATE, SETATTR, RENAME, REMOVE, RMDIR,
 #         SYMLINK, LINK one at a time; every acknowledged change must be in the namespace
 #         on the disk (`dur_meta verify`).
+#   meta-nojournal  the same on an ext4 made without a journal (mkfs.ext4 -O
+#         ^has_journal). There a fsync writes the blocks of the object synced and its
+#         inode's table block, no more, so what the server did not sync itself (a new
+#         symbolic link's inode, the ".." of a directory moved to another parent) is
+#         lost with the power. The guest's kernel (Debian's 6.1) also behaves as Linux
+#         did before "ext4: fix fsync(2) for nojournal mode" (1308255bbf84): its fsync
+#         leaves out an inode that ext4 changed without marking it dirty for the VFS,
+#         e.g. a new empty file's, which then comes back as whatever that inode held
+#         before.
 # The power is cut 0.5 to 3 s after the load starts; the delays and the loads' choices
 # come from one seed, printed first (POWER_SEED=N repeats them; how far the loads got
 # when the power went still depends on timing). Output: PASS/FAIL per check, then
 # "power: N passed, M failed". A run that cannot start counts as failed. One run takes
-# about 55 s under TCG (four boots of ~12 s).
-# Environment: POWER_SEED; POWER_MOUNT_OPTS (the guest's ext4 mount options, default
-# commit=600: within the test the journal is committed only by a sync, never by the
-# timer; "commit=600,dirsync,sync" makes the guest's kernel sync every change itself, a
-# control showing that the checks pass when everything is synced); POWER_LOG_CONTROL
-# (controls of the log phase that must FAIL it, showing that the replay is what brings
-# the bytes back: "skip" copies the disk out right after the cut, with no second boot,
-# "drop" removes the log before the second boot's server starts); POWER_WRITERS
-# (dur_load writers, default 4); POWER_KEEP (copy the logs, journals and the extracted
-# exports there); and those of vm_lib.sh (KERNEL_ACCEL...).
+# about 75 s under TCG (five boots of ~12 s).
+# Environment: POWER_SEED; POWER_PHASES (the phases to run, in order, default "data log
+# meta meta-nojournal"; a phase left out is reported as not run); POWER_MOUNT_OPTS (the
+# guest's ext4 mount options, default commit=600: within the test the journal is
+# committed only by a sync, never by the timer; a disk without a journal is mounted
+# without the commit= option, which ext4 refuses there. "commit=600,dirsync,sync" makes
+# the guest's kernel sync every change itself, a control showing that the checks pass
+# when everything is synced; it holds for the journaled disks only, as that kernel's
+# sync and dirsync leave a new file's inode unwritten without a journal too);
+# POWER_LOG_CONTROL (controls of the log phase that must FAIL it, showing that the
+# replay is what brings the bytes back: "skip" copies the disk out right after the cut,
+# with no second boot, "drop" removes the log before the second boot's server starts);
+# POWER_WRITERS (dur_load writers, default 4); POWER_KEEP (copy the logs, journals and
+# the extracted exports there); and those of vm_lib.sh (KERNEL_ACCEL...).
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -51,6 +65,12 @@ build=$(cd "$1" && pwd)
 SERVER=$build/shoal-server
 DUR=$build/tests/durability/dur_load
 META=$build/tests/durability/dur_meta
+for phase in ${POWER_PHASES:-}; do
+	case $phase in
+	data | log | meta | meta-nojournal) ;;
+	*) no_run "POWER_PHASES: expected data, log, meta or meta-nojournal got '$phase'" ;;
+	esac
+done
 case ${POWER_LOG_CONTROL:-} in
 '' | skip | drop) ;;
 *) no_run "POWER_LOG_CONTROL: expected skip or drop got '$POWER_LOG_CONTROL'" ;;
@@ -139,12 +159,16 @@ load_finish() {
 # share) and read its lines until one starts with "shoal-guest: WANT" (left in LINE):
 # PASS NAME-WANT. 1 (after a FAIL, with qemu stopped) if the guest failed or went silent.
 guest_run() {
-	local name=$1 disk=$2 mode=$3 want=$4 end rc args='' a
+	local name=$1 disk=$2 mode=$3 want=$4 end rc args='' a opts
 	shift 4
 	for a; do args+=" $(printf '%q' "$a")"; done
 	SERVER_LOG=$SHARE/out/$name.server.log
+	opts=${POWER_MOUNT_OPTS:-commit=600}
+	if ! debugfs -R features "$disk" 2>/dev/null | grep -qw has_journal; then
+		opts=$(printf '%s\n' "$opts" | tr , '\n' | grep -v '^commit=' | paste -sd ,)
+	fi
 	printf 'GUEST_IP=%s\nPREFIX=24\nMOUNT_OPTS=%s\nSERVER_LOG=/host/out/%s\nMODE=%s\nSERVER_ARGS=(%s)\n' \
-		"$GUEST_IP" "${POWER_MOUNT_OPTS:-commit=600}" "$(basename "$SERVER_LOG")" "$mode" \
+		"$GUEST_IP" "${opts:-defaults}" "$(basename "$SERVER_LOG")" "$mode" \
 		"$args" >"$SHARE/config"
 	[ "$mode" = restart ] && [ "${POWER_LOG_CONTROL:-}" = drop ] && echo DROP_LOG=1 >>"$SHARE/config"
 	: >"$T/qemu.err"
@@ -175,13 +199,14 @@ guest_run() {
 	return 1
 }
 
-# power_on NAME [SERVER-ARGS...] : a fresh disk for phase NAME, the guest booted with it,
-# and its server up. 1 (after a FAIL) if any of that did not happen.
+# power_on NAME FEATURES [SERVER-ARGS...] : a fresh disk for phase NAME (FEATURES, if not
+# empty, for mkfs.ext4 -O, e.g. ^has_journal), the guest booted with it, and its server
+# up. 1 (after a FAIL) if any of that did not happen.
 power_on() {
-	local name=$1 disk=$T/$1.img
-	shift
-	{ truncate -s 512M "$disk" && mkfs.ext4 -q -F "$disk"; } || {
-		fail "$name-disk: expected mkfs.ext4 to make $disk"
+	local name=$1 disk=$T/$1.img features=$2
+	shift 2
+	{ truncate -s 512M "$disk" && mkfs.ext4 -q -F ${features:+-O "$features"} "$disk"; } || {
+		fail "$name-disk: expected mkfs.ext4 ${features:+-O $features }to make $disk"
 		return 1
 	}
 	guest_run "$name" "$disk" serve "server up" "$@"
@@ -289,7 +314,7 @@ dur_verify() {
 # phase_data : dur_load against the guest, cut, then every acknowledged byte on the disk.
 phase_data() {
 	local acked lost
-	power_on data || return
+	power_on data '' || return
 	dur_cut data || return
 	extract data || return
 	dur_verify data
@@ -303,7 +328,7 @@ phase_data() {
 # removes the log before it: controls that must FAIL.
 phase_log() {
 	local acked lost replayed status
-	power_on log --stable-log 64 || return
+	power_on log '' --stable-log 64 || return
 	if grep -q 'stable-write log /data/state/stable.log created' "$SERVER_LOG"; then
 		pass "log-created: the server writes stable WRITEs to its log"
 	else
@@ -329,43 +354,51 @@ phase_log() {
 	s_log="log ${acked:-0} bytes acknowledged, ${replayed:-no} records replayed, ${lost:-unknown} lost"
 }
 
-# phase_meta : dur_meta against the guest, cut, then every acknowledged change on the disk.
+# phase_meta NAME FEATURES SUMMARY : dur_meta against the guest (its disk made with
+# mkfs.ext4 FEATURES, see power_on), cut, then every acknowledged change on the disk; the
+# phase's summary goes to the variable SUMMARY.
 phase_meta() {
-	local acked out mism rc
-	power_on meta || return
-	load_start "$T/meta.log" "$META" run "$GUEST_IP" /data/export "$T/meta.journal" "$seed"
+	local name=$1 features=$2 acked out mism rc
+	power_on "$name" "$features" || return
+	load_start "$T/$name.log" "$META" run "$GUEST_IP" /data/export "$T/$name.journal" "$seed"
 	if ! load_expect '^meta running' 60; then
-		fail "meta-load: expected 'meta running' from dur_meta within 60 s"
+		fail "$name-load: expected 'meta running' from dur_meta within 60 s"
 		stop_qemu
 		load_finish 10
 		dump_guest
 		return
 	fi
-	power_cut meta
+	power_cut "$name"
 	load_finish $((SHOAL_RPC_TIMEOUT + 30))
-	check meta-load-exit 0 "$LOAD_RC"
-	acked=$(sed -n 's/^meta: [0-9]* ops issued, \([0-9]*\) acknowledged.*/\1/p' "$T/meta.log")
+	check "$name-load-exit" 0 "$LOAD_RC"
+	acked=$(sed -n 's/^meta: [0-9]* ops issued, \([0-9]*\) acknowledged.*/\1/p' "$T/$name.log")
 	if [ "${acked:-0}" -gt 0 ]; then
-		pass "meta-load: $acked namespace ops acknowledged before the power cut"
+		pass "$name-load: $acked namespace ops acknowledged before the power cut"
 	else
-		fail "meta-load: expected namespace ops acknowledged before the power cut got ${acked:-none}"
+		fail "$name-load: expected namespace ops acknowledged before the power cut got ${acked:-none}"
 	fi
-	extract meta || return
-	out=$("$META" verify "$T/meta.journal" "$T/meta.out/export" 2>&1)
+	extract "$name" || return
+	out=$("$META" verify "$T/$name.journal" "$T/$name.out/export" 2>&1)
 	rc=$?
 	printf '%s\n' "$out" | head -n 60 | sed 's/^/    /'
 	[ "$(printf '%s\n' "$out" | wc -l)" -gt 60 ] && echo "    ... ($(printf '%s\n' "$out" | wc -l) lines)"
 	mism=$(printf '%s\n' "$out" | sed -n 's/^meta verify: [0-9]* names found in .*, \([0-9]*\) mismatches.*/\1/p')
-	check meta-mismatches 0 "${mism:-unknown}"
-	check meta-verify-exit 0 "$rc"
-	s_meta="meta ${acked:-0} ops acknowledged, ${mism:-unknown} mismatches"
+	check "$name-mismatches" 0 "${mism:-unknown}"
+	check "$name-verify-exit" 0 "$rc"
+	printf -v "$3" '%s' "$name ${acked:-0} ops acknowledged, ${mism:-unknown} mismatches"
 }
 
 t_start=$SECONDS
 s_data="data not run" s_log="log not run" s_meta="meta not run"
-phase_data
-phase_log
-phase_meta
-echo "power-loss: $s_data; $s_log; $s_meta (seed $seed, $((SECONDS - t_start)) s)"
+s_nojournal="meta-nojournal not run"
+for phase in ${POWER_PHASES:-data log meta meta-nojournal}; do
+	case $phase in
+	data) phase_data ;;
+	log) phase_log ;;
+	meta) phase_meta meta '' s_meta ;;
+	meta-nojournal) phase_meta meta-nojournal ^has_journal s_nojournal ;;
+	esac
+done
+echo "power-loss: $s_data; $s_log; $s_meta; $s_nojournal (seed $seed, $((SECONDS - t_start)) s)"
 echo "power: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
