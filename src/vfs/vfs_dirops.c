@@ -63,6 +63,15 @@ static int finish_new(const struct vfs_ctx *ctx, struct vfs_node *dir, int fd,
 		if (!err)
 			err = vfs_getattr(node, attr);
 	}
+	/* Linux before "ext4: fix fsync(2) for nojournal mode" (Debian 12's 6.1 among them)
+	 * fsyncs an inode on ext4 without a journal only if it is marked dirty, which a new
+	 * empty file often is not: setting its mode again marks it, so the fsync writes it
+	 * (tests/kernel/power.sh, phase meta-nojournal, loses such files without this). */
+	if (!err && S_ISREG(node->type)) {
+		err = dir->ve->be->chmod(node->fd, attr->mode);
+		if (!err)
+			err = vfs_getattr(node, attr); /* the new ctime */
+	}
 	if (!err)
 		err = vfs_node_sync(node);
 	if (!err)
