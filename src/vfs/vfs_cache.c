@@ -505,12 +505,15 @@ void vfs_export_get(struct vfs_export *ve)
 
 void vfs_export_put(struct vfs_export *ve)
 {
+	int err;
+
 	if (!ve || atomic_fetch_sub_explicit(&ve->refs, 1, memory_order_acq_rel) != 1)
 		return;
 	/* A checkpoint of the stable-write log syncs only the exports still served: make
 	 * this one's logged writes durable before it drops out of sight. */
-	if (vfs_wlog && syncfs(ve->mount_fd) < 0)
-		log_error("%s: cannot flush to stable storage: %s", ve->path, strerror(errno));
+	err = vfs_wlog ? vfs_export_sync(ve) : 0;
+	if (err)
+		log_error("%s: cannot flush to stable storage: %s", ve->path, strerror(-err));
 	vfs_cache_fini(ve);
 	ve->be->close(ve->root_fd);
 	ve->be->close(ve->mount_fd);

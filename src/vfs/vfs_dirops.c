@@ -56,22 +56,19 @@ static int finish_new(const struct vfs_ctx *ctx, struct vfs_node *dir, int fd,
 	err = vfs_node_from_fd(dir->ve, fd, attr, &node);
 	if (err)
 		goto out;
-	if (sa) {
-		err = vfs_node_stat(node, &st);
-		if (!err)
-			err = vfs_apply_sattr(ctx, node, &st, sa, true);
-		if (!err)
-			err = vfs_getattr(node, attr);
-	}
 	/* Linux before "ext4: fix fsync(2) for nojournal mode" (Debian 12's 6.1 among them)
 	 * fsyncs an inode on ext4 without a journal only if it is marked dirty, which a new
 	 * empty file often is not: setting its mode again marks it, so the fsync writes it
 	 * (tests/kernel/power.sh, phase meta-nojournal, loses such files without this). */
-	if (!err && S_ISREG(node->type)) {
+	if (S_ISREG(node->type))
 		err = dir->ve->be->chmod(node->fd, attr->mode);
+	if (!err && sa) {
+		err = vfs_node_stat(node, &st);
 		if (!err)
-			err = vfs_getattr(node, attr); /* the new ctime */
+			err = vfs_apply_sattr(ctx, node, &st, sa, true);
 	}
+	if (!err && (sa || S_ISREG(node->type)))
+		err = vfs_getattr(node, attr); /* what @sa set, and the new ctime */
 	if (!err)
 		err = vfs_node_sync(node);
 	if (!err)

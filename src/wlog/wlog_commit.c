@@ -342,11 +342,8 @@ void *wlog_thread(void *arg)
 		pthread_cond_timedwait(&w->cv_work, &w->mu, &ts);
 	}
 	pthread_cond_broadcast(&w->cv_space);
-	if (w->err && !w->fallback) {
-		pthread_mutex_unlock(&w->mu);
-		set_aside(w);
-		return NULL;
-	}
 	pthread_mutex_unlock(&w->mu);
+	if (w->err) /* only this thread decides w->fallback, and it has not yet */
+		set_aside(w);
 	return NULL;
 }
