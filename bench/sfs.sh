@@ -7,12 +7,17 @@
 # with the ratios shoal/ganesha (peak op/s, ORT, server CPU per op at the peak).
 #
 #   bench/sfs.sh BUILD_DIR [--full] [--load OPS] [--points N] [--no-auto-peak]
-#                [--warmup S --runtime S] [--desc FILE] [--out DIR] [-- SHOAL_BENCH_ARGS...]
+#                [--warmup S --runtime S] [--repeat N] [--desc FILE] [--out DIR]
+#                [-- SHOAL_BENCH_ARGS...]
 #
 # Default (quick): 5 load points of 5 s warm-up + 10 s measured each, after an
 # automatic search for each server's peak starting at --load (default 5000 op/s, which
 # also sizes the fileset: 120 MiB x 0.001 per op/s): about 5 minutes on 2 CPUs.
 # --full: SFS2008's 300 s warm-up + 300 s measured and 10 points (several hours).
+# --repeat N: N rounds of the pair, the order of the two servers swapped every other
+# round, each with fresh directories; then the ratios of every round and their median
+# (rounds.txt), and one SVG of every round's curves (rounds.svg). On a shared or
+# virtual machine the ratios of two runs can differ by a third: one round proves little.
 # Results go to DIR (default BUILD_DIR/bench-sfs). The exports are made under $SFS_TMP
 # (default /tmp): point it at another file system to measure both servers there.
 set -euo pipefail
@@ -35,6 +40,7 @@ runtime=10
 auto=--auto-peak
 desc=
 out=$build/bench-sfs
+repeat=1
 extra=()
 orig_args=("$@")
 while [ $# -gt 0 ]; do
@@ -45,6 +51,7 @@ while [ $# -gt 0 ]; do
 	--warmup) warmup=${2:?--warmup needs a value}; shift ;;
 	--runtime) runtime=${2:?--runtime needs a value}; shift ;;
 	--no-auto-peak) auto= ;;
+	--repeat) repeat=${2:?--repeat needs a value}; shift ;;
 	--desc) desc=$(realpath "${2:?--desc needs a file}"); shift ;;
 	--out) out=${2:?--out needs a directory}; shift ;;
 	--) shift; extra=("$@"); break ;;
@@ -53,6 +60,9 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
+case $repeat in
+'' | *[!0-9]* | 0) echo "sfs.sh: --repeat needs a count of 1 or more, not '$repeat'" >&2; exit 2 ;;
+esac
 for t in shoal-server shoal-bench shoal-bench-report; do
 	[ -x "$build/$t" ] || { echo "sfs.sh: $build/$t is not built" >&2; exit 1; }
 done
@@ -74,7 +84,6 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT
-mkdir -p "$work/shoal-export" "$work/ganesha-export" "$work/state"
 
 # bench LABEL DESC PID EXPORT: one shoal-bench run, its JSON in $out/LABEL.json.
 bench() {
@@ -102,27 +111,103 @@ bench() {
 	tail -n 1 "$out/$1.log" >&2
 }
 
-# shoal-server in its quick-start mode (one directory, read-write, no root squash):
-# the ready line on fd 3 says it serves.
+# run_shoal LABEL: shoal-server in its quick-start mode (one directory, read-write, no
+# root squash) on a fresh directory; the ready line on fd 3 says it serves.
 shoal_ver=$("$build/shoal-server" --version 2>/dev/null | head -n 1)
-exec 3< <("$build/shoal-server" --no-portmap --state-dir "$work/state" --ready-fd 1 \
-	--log-level warn "$work/shoal-export" 2>"$work/shoal.log")
-read -r -t 20 _ <&3 || { echo "sfs.sh: shoal-server did not start" >&2; cat "$work/shoal.log" >&2; exit 1; }
-spid=$(pgrep -f -n "shoal-server --no-portmap --state-dir $work/state")
-bench shoal "${shoal_ver:-shoal-server}" "$spid" "$work/shoal-export"
-kill "$spid"
-for ((i = 0; i < 100; i++)); do kill -0 "$spid" 2>/dev/null || break; sleep 0.1; done
-spid=""
+run_shoal() {
+	rm -rf "$work/shoal-export" "$work/state"
+	mkdir -p "$work/shoal-export" "$work/state"
+	exec 3< <("$build/shoal-server" --no-portmap --state-dir "$work/state" --ready-fd 1 \
+		--log-level warn "$work/shoal-export" 2>"$work/shoal.log")
+	read -r -t 20 _ <&3 || {
+		echo "sfs.sh: shoal-server did not start" >&2
+		cat "$work/shoal.log" >&2
+		exit 1
+	}
+	exec 3<&-
+	spid=$(pgrep -f -n "shoal-server --no-portmap --state-dir $work/state")
+	bench "$1" "${shoal_ver:-shoal-server}" "$spid" "$work/shoal-export"
+	kill "$spid"
+	for ((i = 0; i < 100; i++)); do kill -0 "$spid" 2>/dev/null || break; sleep 0.1; done
+	spid=""
+}
 
+# run_ganesha LABEL: nfs-ganesha on a fresh directory, started by ganesha.sh.
 gver=$(dpkg-query -W -f='${Version}' nfs-ganesha 2>/dev/null || echo unknown)
-gpid=$("$here/ganesha.sh" start "$work/ganesha-export" "$work/ganesha")
-bench ganesha "nfs-ganesha $gver (FSAL VFS)" "$gpid" /bench
-"$here/ganesha.sh" stop "$work/ganesha"
+run_ganesha() {
+	local gpid
+
+	rm -rf "$work/ganesha-export" "$work/ganesha"
+	mkdir -p "$work/ganesha-export"
+	gpid=$("$here/ganesha.sh" start "$work/ganesha-export" "$work/ganesha")
+	bench "$1" "nfs-ganesha $gver (FSAL VFS)" "$gpid" /bench
+	"$here/ganesha.sh" stop "$work/ganesha"
+}
+
+# rounds_table: each round's three ratios (from its comparison-rN.txt) and their medians.
+rounds_table() {
+	local r first
+
+	printf '%-6s %-14s %12s %8s %18s\n' round "first run" "peak ops/s" ORT "CPU/op @peak"
+	for ((r = 1; r <= repeat; r++)); do
+		first=shoal
+		((r % 2)) || first=ganesha
+		awk -v r="$r" -v first="$first" '
+			/^  peak ops\/s / { p = $3 }
+			/^  ORT / { o = $2 }
+			/^  server CPU per op at peak / { c = $7 }
+			END { printf "%-6s %-14s %12s %8s %18s\n", r, first, p, o, c }' \
+			"$out/comparison-r$r.txt"
+	done | tee "$work/rounds"
+	awk '
+		function median(a, n,   i, j, t) {
+			for (i = 2; i <= n; i++)
+				for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
+					t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
+				}
+			return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+		}
+		{ p[NR] = $3 + 0; o[NR] = $4 + 0; c[NR] = $5 + 0 }
+		END {
+			printf "%-6s %-14s %11.2fx %7.2fx %17.2fx\n", "median", "", median(p, NR),
+				median(o, NR), median(c, NR)
+			print "shoal / ganesha; bars of issue #4: peak >= 2x, ORT <= 0.5x, CPU <= 0.5x"
+		}' "$work/rounds"
+}
 
 report=("$build/shoal-bench-report")
-"${report[@]}" --report "$out/ganesha.txt" "$out/ganesha.json" >/dev/null
-"${report[@]}" ${desc:+--desc "$desc"} --report "$out/shoal.txt" --svg "$out/sfs.svg" \
-	"$out/shoal.json" "$out/ganesha.json" | tee "$out/comparison.txt"
+if [ "$repeat" = 1 ]; then
+	run_shoal shoal
+	run_ganesha ganesha
+	"${report[@]}" --report "$out/ganesha.txt" "$out/ganesha.json" >/dev/null
+	"${report[@]}" ${desc:+--desc "$desc"} --report "$out/shoal.txt" --svg "$out/sfs.svg" \
+		"$out/shoal.json" "$out/ganesha.json" | tee "$out/comparison.txt"
+	echo
+	echo "SFS2008-NFSv3 (shoal-bench), $(nproc) CPUs, warm-up ${warmup}s + ${runtime}s measured per point"
+	echo "reports: $out/shoal.txt $out/ganesha.txt; chart: $out/sfs.svg; data: $out/*.json"
+	exit 0
+fi
+
+# Several rounds: shoal first in odd rounds, ganesha first in even ones, so that
+# whatever the first run of a pair leaves behind (dirty pages, freed inodes) falls on
+# each server as often.
+jsons=()
+for ((r = 1; r <= repeat; r++)); do
+	if ((r % 2)); then
+		run_shoal "shoal-r$r"
+		run_ganesha "ganesha-r$r"
+	else
+		run_ganesha "ganesha-r$r"
+		run_shoal "shoal-r$r"
+	fi
+	"${report[@]}" --report "$out/ganesha-r$r.txt" "$out/ganesha-r$r.json" >/dev/null
+	"${report[@]}" ${desc:+--desc "$desc"} --report "$out/shoal-r$r.txt" \
+		"$out/shoal-r$r.json" "$out/ganesha-r$r.json" >"$out/comparison-r$r.txt"
+	jsons+=("$out/shoal-r$r.json" "$out/ganesha-r$r.json")
+done
+"${report[@]}" --no-report --svg "$out/rounds.svg" "${jsons[@]}" >/dev/null
+rounds_table | tee "$out/rounds.txt"
 echo
-echo "SFS2008-NFSv3 (shoal-bench), $(nproc) CPUs, warm-up ${warmup}s + ${runtime}s measured per point"
-echo "reports: $out/shoal.txt $out/ganesha.txt; chart: $out/sfs.svg; data: $out/*.json"
+echo "SFS2008-NFSv3 (shoal-bench), $(nproc) CPUs, warm-up ${warmup}s + ${runtime}s measured per point, $repeat rounds"
+echo "reports: $out/shoal-r*.txt $out/ganesha-r*.txt; comparisons: $out/comparison-r*.txt;"
+echo "chart: $out/rounds.svg; data: $out/*.json"
