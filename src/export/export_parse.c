@@ -24,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/log.h"
+
 #define EXPORT_PATH_MAX 1024 /* MNTPATHLEN: longer paths could never be mounted */
 
 /* State of one parse: where we are, for messages. */
@@ -67,11 +69,19 @@ static bool parse_u32(const char *s, uint32_t *out)
 	return true;
 }
 
-/* Options that change nothing for us but are valid in exports(5). */
+/* Options that change nothing for us but are valid in exports(5); subtree_check is
+ * accepted with a warning, since a user who asks for it expects a protection we lack. */
 static const char *const ignored_opts[] = {
 	"sync", "async",  "wdelay",   "no_wdelay", "subtree_check", "no_subtree_check",
 	"hide", "nohide", "crossmnt",
 };
+
+static void warn_subtree_check(const struct parse *ps)
+{
+	log_warn("%s:%u: subtree_check is not supported: Shoal behaves as with no_subtree_check "
+		 "(a file moved out of the export stays reachable by the handles clients have)",
+		 ps->file, ps->line);
+}
 
 /*
  * Apply the comma-separated options @s (modified in place) to @o. A fsid= value is
@@ -96,6 +106,8 @@ static int parse_opts(struct parse *ps, char *s, struct export_opts *o, bool *ha
 		if (!val) {
 			for (size_t i = 0; i < sizeof(ignored_opts) / sizeof(ignored_opts[0]); i++)
 				known = known || strcmp(opt, ignored_opts[i]) == 0;
+			if (known && strcmp(opt, "subtree_check") == 0)
+				warn_subtree_check(ps);
 			if (known)
 				continue;
 		}

@@ -268,6 +268,47 @@ static void test_parse_missing_file(void)
 	CHECK(strstr(err, "/nonexistent/exports: ") == err);
 }
 
+/* Parse @text with stderr (where the log goes) captured into @out. */
+static int parse_logged(const char *text, struct export_table **t, char *out, size_t outlen)
+{
+	char err[128];
+	FILE *cap = tmpfile();
+	int saved = dup(2), rc;
+	size_t n = 0;
+
+	CHECK(cap != NULL && saved >= 0);
+	if (!cap || saved < 0)
+		return -1;
+	fflush(stderr);
+	CHECK(dup2(fileno(cap), 2) == 2);
+	rc = parse_text(text, t, err, sizeof(err));
+	fflush(stderr);
+	CHECK(dup2(saved, 2) == 2);
+	close(saved);
+	rewind(cap);
+	n = fread(out, 1, outlen - 1, cap);
+	out[n] = '\0';
+	fclose(cap);
+	return rc;
+}
+
+/* subtree_check is accepted, but a user who asks for it is told it does not hold. */
+static void test_subtree_check_warns(void)
+{
+	struct export_table *t = NULL;
+	char log[1024];
+
+	CHECK_EQ(parse_logged("/srv/a *(rw,no_subtree_check)\n", &t, log, sizeof(log)), 0);
+	CHECK(strstr(log, "subtree_check") == NULL);
+	export_table_put(t);
+	t = NULL;
+	CHECK_EQ(parse_logged("/srv/a *(rw)\n/srv/b *(ro,subtree_check)\n", &t, log, sizeof(log)),
+		 0);
+	CHECK(strstr(log, ":2: subtree_check is not supported") != NULL);
+	CHECK_EQ(export_table_count(t), 2);
+	export_table_put(t);
+}
+
 static void test_match_order_and_family(void)
 {
 	struct export_table *t;
@@ -416,5 +457,5 @@ static void test_open_publish_reload(void)
 	CHECK_EQ(fake_live, 0);
 }
 
-TESTS(test_parse_good_file, test_parse_bad_lines, test_parse_missing_file,
+TESTS(test_parse_good_file, test_parse_bad_lines, test_parse_missing_file, test_subtree_check_warns,
       test_match_order_and_family, test_map_cred, test_single, test_open_publish_reload);
