@@ -2,10 +2,11 @@
 # test_faults.sh - faults from below (tests/hardening/faults.c): a full tmpfs export gives
 # NFS3ERR_NOSPC, a read-only bind mount exported rw gives NFS3ERR_ROFS, an export
 # directory removed or replaced while served gives NFS3ERR_STALE for old handles, and a
-# device-mapper "error" target under ext4 gives NFS3ERR_IO; after each the server still
-# serves and exits 0 on SIGTERM. Mounts happen in run.sh's private mount namespace.
-# Where EIO cannot be provoked (no device-mapper), the case is reported NOT RUN and never
-# counted as passed. SOAK=1 repeats the cases.
+# device that fails every I/O under ext4 (device-mapper's "error" target, or a loop
+# device over faildisk's FUSE file) gives NFS3ERR_IO; after each the server still serves
+# and exits 0 on SIGTERM. Mounts happen in run.sh's private mount namespace. Where EIO
+# cannot be provoked (neither device-mapper nor FUSE), the case is reported NOT RUN and
+# never counted as passed. SOAK=1 repeats the cases.
 . "$(dirname "$0")/../integration/lib.sh"
 
 F=$IT_BUILD/tests/hardening/faults
@@ -15,6 +16,7 @@ not_run=()
 mounts=()
 loopdev=
 dmname=
+fusemnt=
 
 cleanup_mounts() {
 	local i
@@ -23,6 +25,8 @@ cleanup_mounts() {
 	done
 	[ -n "$dmname" ] && dmsetup remove --force "$dmname" 2>/dev/null
 	[ -n "$loopdev" ] && losetup -d "$loopdev" 2>/dev/null
+	[ -n "$fusemnt" ] && umount -l "$fusemnt" 2>/dev/null
+	return 0
 }
 trap 'cleanup_mounts; it_cleanup' EXIT
 
@@ -83,31 +87,60 @@ for ((round = 1; round <= rounds; round++)); do
 	done
 done
 
-# EIO: ext4 on a device-mapper device whose table is swapped for the "error" target.
-eio_reason=
-if ! command -v dmsetup >/dev/null; then
-	eio_reason="dmsetup is not installed"
-elif ! dmsetup version >/dev/null 2>&1; then
-	eio_reason="device-mapper is not available in this kernel (dmsetup version fails; no /dev/mapper/control), and a loop device returns zeros, not EIO"
+# EIO: ext4 on a block device whose every I/O fails once the test says so: a
+# device-mapper device whose table is swapped for the "error" target or, where the kernel
+# has no device-mapper, a loop device over faildisk's file (FUSE) once its flag exists.
+eio_reason= eio_how=
+if command -v dmsetup >/dev/null && dmsetup version >/dev/null 2>&1; then
+	eio_how=dm
+elif [ -c /dev/fuse ] && grep -qw fuse /proc/filesystems; then
+	eio_how=fuse
+else
+	eio_reason="neither device-mapper (dmsetup version fails) nor FUSE (/dev/fuse) is in this kernel, and a loop device returns zeros, not EIO"
 fi
+
+# eio_device: set up the device that fails on demand, its name in $eio_dev.
+eio_device() {
+	local img=$T/eio.img
+
+	truncate -s 32M "$img" || return 1
+	if [ "$eio_how" = dm ]; then
+		loopdev=$(losetup --find --show "$img") || return 1
+		dmname=shoal-eio-$$
+		dmsetup create "$dmname" --table "0 65536 linear $loopdev 0" || return 1
+		eio_dev=/dev/mapper/$dmname
+	else
+		fusemnt=$T/eio-fuse
+		mkdir -p "$fusemnt"
+		"$IT_BUILD/tests/hardening/faildisk" "$img" "$T/eio.flag" "$fusemnt" || return 1
+		loopdev=$(losetup --find --show "$fusemnt/disk") || return 1
+		eio_dev=$loopdev
+	fi
+}
+
+# eio_fail: from now on every I/O of the device fails.
+eio_fail() {
+	if [ "$eio_how" = dm ]; then
+		dmsetup suspend "$dmname" && dmsetup reload "$dmname" --table "0 65536 error" &&
+			dmsetup resume "$dmname"
+	else
+		touch "$T/eio.flag"
+	fi
+}
+
 if [ -z "$eio_reason" ]; then
-	img=$T/eio.img mnt=$T/eio
-	dmname=shoal-eio-$$
+	mnt=$T/eio
 	mkdir -p "$mnt"
-	truncate -s 32M "$img"
-	if loopdev=$(losetup --find --show "$img") &&
-		dmsetup create "$dmname" --table "0 65536 linear $loopdev 0" &&
-		mkfs.ext4 -q "/dev/mapper/$dmname" && mount "/dev/mapper/$dmname" "$mnt"; then
+	if eio_device && mkfs.ext4 -q "$eio_dev" && mount "$eio_dev" "$mnt"; then
 		mounts+=("$mnt")
 		head -c 65536 /dev/urandom >"$mnt/file"
 		sync
 		start_server eio --state-dir "$T/state-eio" "$mnt" &&
-			dmsetup suspend "$dmname" && dmsetup reload "$dmname" --table "0 65536 error" &&
-			dmsetup resume "$dmname" && echo 3 >/proc/sys/vm/drop_caches &&
-			run_tool eio "$F" eio 127.0.0.1 "$mnt" file && cases=$((cases + 1))
+			eio_fail && echo 3 >/proc/sys/vm/drop_caches &&
+			run_tool "eio ($eio_how)" "$F" eio 127.0.0.1 "$mnt" file && cases=$((cases + 1))
 		stop_server eio
 	else
-		fail "eio: expected to build ext4 on a device-mapper device over $img"
+		fail "eio: expected to build ext4 on a device that fails on demand ($eio_how)"
 	fi
 fi
 if [ -n "$eio_reason" ]; then
