@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "durability/nfsc.h"
+#include "lib/nfsc.h"
 
 static int env_int(const char *name, int def)
 {
@@ -57,7 +57,7 @@ static int do_mnt(const char *host, const char *path)
 		return 2;
 	}
 	nfsc_set_auth(&c, NFSC_AUTH_SYS, 0, 0);
-	st = nfsc_mnt(&c, path, &root);
+	st = nfsc_mnt(&c, path, &root, NULL);
 	if (st == MNT3_OK)
 		print_fh("MNT3_OK", &root);
 	else
@@ -137,7 +137,7 @@ int main(int argc, char **argv)
 		memset(&sa, 0, sizeof(sa));
 		sa.mode.set_it = 1;
 		sa.mode.set_mode3_u.mode = 0600;
-		st = nfsc_setattr(&c, &fh, &sa);
+		st = nfsc_setattr(&c, &fh, &sa, NULL);
 		printf("%s", nfsc_stname(st));
 	} else if (!strcmp(cmd, "access")) {
 		uint32_t granted = 0;

@@ -1,7 +1,7 @@
 # access: AUTH_SYS identities, squashing, client lists and handle tricks (issue #5).
 INTEG_TOOLS += $(O)/tests/access/acc_probe
 
-$(O)/tests/access/acc_probe: $(O)/tests/access/acc_probe.o $(O)/tests/durability/nfsc.o
+$(O)/tests/access/acc_probe: $(O)/tests/access/acc_probe.o $(NFSC_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ -lnfs
 
 .PHONY: check-access soak-access

@@ -29,7 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "durability/nfsc.h"
+#include "lib/nfsc.h"
 
 #define NDIRS	   3
 #define NNAMES	   8
@@ -304,7 +304,7 @@ static void op_trunc(struct client *cl, struct obj *o, const char *nm)
 	memset(&sa, 0, sizeof(sa));
 	sa.size.set_it = 1;
 	sa.size.set_size3_u.size = size;
-	st = nfsc_setattr(&cl->c, &o->fh, &sa);
+	st = nfsc_setattr(&cl->c, &o->fh, &sa, NULL);
 	if (!rpc_ok(cl, "truncate", st))
 		return;
 	if (st != NFS3_OK) {
@@ -563,7 +563,7 @@ static void setup(const char *export, uint64_t seed)
 
 	if (nfsc_connect(&c, host, nfsc_env().mount_port, rpc_timeout))
 		nfsc_die("connect to the mount port: %s", c.err);
-	st = nfsc_mnt(&c, export, &root);
+	st = nfsc_mnt(&c, export, &root, NULL);
 	nfsc_close(&c);
 	if (st != MNT3_OK)
 		nfsc_die("MNT %s: expected MNT3_OK got %s", export, nfsc_mntname(st));

@@ -1,7 +1,7 @@
 # concurrency: many clients in the same directories at once (issue #5); see conc_load.c.
 INTEG_TOOLS += $(O)/tests/concurrency/conc_load
 
-$(O)/tests/concurrency/conc_load: $(O)/tests/concurrency/conc_load.o $(O)/tests/durability/nfsc.o
+$(O)/tests/concurrency/conc_load: $(O)/tests/concurrency/conc_load.o $(NFSC_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ -lnfs
 
 .PHONY: check-concurrency soak-concurrency

@@ -39,7 +39,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "durability/nfsc.h"
+#include "lib/nfsc.h"
 
 #define BLK	 4096
 #define NBLK	 64 /* blocks per file */
@@ -369,7 +369,7 @@ static void do_mount(struct nfsc_fh *root)
 
 	if (nfs_connect(&mc, mount_port))
 		nfsc_die("connect to mount port %d: %s", mount_port, mc.err);
-	st = nfsc_mnt(&mc, export_path, root);
+	st = nfsc_mnt(&mc, export_path, root, NULL);
 	nfsc_close(&mc);
 	if (st != MNT3_OK)
 		nfsc_die("MNT %s: expected MNT3_OK got %s", export_path, nfsc_mntname(st));

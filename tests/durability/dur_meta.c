@@ -38,7 +38,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "durability/nfsc.h"
+#include "lib/nfsc.h"
 
 #define MAXNODES  2048
 #define MAXDENTS  2048
@@ -617,7 +617,7 @@ static int call_op(struct nfsc *c, const struct model *m, const struct nfsc_fh *
 		memset(&sa, 0, sizeof(sa));
 		sa.mode.set_it = 1;
 		sa.mode.set_mode3_u.mode = o->mode;
-		return nfsc_setattr(c, &src->fh, &sa);
+		return nfsc_setattr(c, &src->fh, &sa, NULL);
 	case OP_REMOVE:
 		return nfsc_remove(c, dir, name);
 	case OP_RMDIR:
@@ -648,7 +648,7 @@ static int cmd_run(char **argv)
 		nfsc_die("journal %s: %s", argv[2], strerror(errno));
 	if (nfsc_connect(&c, host, mount_port, rpc_timeout))
 		nfsc_die("connect to mount port %d: %s", mount_port, c.err);
-	st = nfsc_mnt(&c, export_path, &root);
+	st = nfsc_mnt(&c, export_path, &root, NULL);
 	nfsc_close(&c);
 	if (st != MNT3_OK)
 		nfsc_die("MNT %s: expected MNT3_OK got %s", export_path, nfsc_mntname(st));

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "durability/nfsc.h"
+#include "lib/nfsc.h"
 
 #define WRITE_LEN (64 * 1024)
 
@@ -37,7 +37,7 @@ int main(int argc, char **argv)
 		data[i] = (uint8_t)(i * 7 + (i >> 8));
 	if (nfsc_connect(&c, argv[1], env.mount_port, env.timeout_s))
 		nfsc_die("connect to mount port %d: %s", env.mount_port, c.err);
-	st = nfsc_mnt(&c, argv[2], &root);
+	st = nfsc_mnt(&c, argv[2], &root, NULL);
 	nfsc_close(&c);
 	if (st != MNT3_OK)
 		nfsc_die("MNT %s: expected MNT3_OK got %s", argv[2], nfsc_mntname(st));
@@ -53,7 +53,7 @@ int main(int argc, char **argv)
 	sa.size.set_it = 1;
 	sa.size.set_size3_u.size = size;
 	if (st == NFS3_OK)
-		st = nfsc_setattr(&c, &fh, &sa);
+		st = nfsc_setattr(&c, &fh, &sa, NULL);
 	nfsc_close(&c);
 	if (st != NFS3_OK) {
 		printf("FAIL create, write or setattr: expected NFS3_OK got %s\n",

@@ -2,17 +2,16 @@
 INTEG_TOOLS += $(O)/tests/durability/dur_load $(O)/tests/durability/dur_meta \
 	$(O)/tests/durability/dur_trunc
 
-# nfsc.o is the small synchronous libnfs client shared by the durability, concurrency and
-# access tools.
-$(O)/tests/durability/dur_load: $(O)/tests/durability/dur_load.o $(O)/tests/durability/nfsc.o
+# $(NFSC_OBJS) (tests/module.mk) is the small synchronous libnfs client of tests/lib/.
+$(O)/tests/durability/dur_load: $(O)/tests/durability/dur_load.o $(NFSC_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ -lnfs
 
 # dur_trunc: a logged stable write and a size change, for test_log_truncate.sh.
-$(O)/tests/durability/dur_trunc: $(O)/tests/durability/dur_trunc.o $(O)/tests/durability/nfsc.o
+$(O)/tests/durability/dur_trunc: $(O)/tests/durability/dur_trunc.o $(NFSC_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ -lnfs
 
 # dur_meta: the namespace load of the power-loss test (tests/kernel/power.sh).
-$(O)/tests/durability/dur_meta: $(O)/tests/durability/dur_meta.o $(O)/tests/durability/nfsc.o
+$(O)/tests/durability/dur_meta: $(O)/tests/durability/dur_meta.o $(NFSC_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ -lnfs
 
 .PHONY: check-durability soak-durability

@@ -2,7 +2,7 @@
 INTEG_TOOLS += $(O)/tests/integration/nfs3_procs $(O)/tests/integration/rpc_raw
 
 # nfs3_procs drives every NFSv3 and MOUNT procedure through libnfs (a client we did not write).
-$(O)/tests/integration/nfs3_procs: $(O)/tests/integration/nfs3_procs.o
+$(O)/tests/integration/nfs3_procs: $(O)/tests/integration/nfs3_procs.o $(NFSC_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ -lnfs
 
 # rpc_raw speaks raw RPC with src/xdr, for what libnfs cannot send ($(LIB) is not yet

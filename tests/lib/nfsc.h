@@ -1,11 +1,15 @@
 /*
- * nfsc.h - a small synchronous NFSv3/MOUNT client over libnfs's raw async API, shared by
- * the durability, concurrency and access tests (one struct nfsc per connection; use one
- * per thread).
+ * nfsc.h - a small synchronous NFSv3/MOUNT client over libnfs's raw async API (a client
+ * we did not write), shared by the test tools: integration, durability, concurrency and
+ * access. One struct nfsc per connection; use one per thread.
  *
  * Every call returns the protocol status (nfsstat3 / mountstat3, >= 0) or -1 when no
- * reply was decoded (connection broken, timeout); after -1 the connection is unusable
- * (nfsc_broken() is true) and the caller reconnects with a fresh nfsc_connect().
+ * reply was decoded (connection broken, timeout, an RPC-level error, a reply that
+ * contradicts itself); after -1 the connection is unusable (nfsc_broken() is true), the
+ * reason is in c->err, and the caller reconnects with a fresh nfsc_connect().
+ *
+ * Below the per-procedure calls, the raw layer (struct nfsc_call) serves what they do
+ * not cover: other procedures or arguments, and several calls in flight at once.
  */
 #ifndef SHOAL_TESTS_NFSC_H
 #define SHOAL_TESTS_NFSC_H
@@ -53,15 +57,18 @@ const char *nfsc_mntname(int st);
 void nfsc_fh_hex(const struct nfsc_fh *fh, char *out);
 bool nfsc_fh_parse(const char *hex, struct nfsc_fh *fh);
 
-int nfsc_mnt(struct nfsc *c, const char *path, struct nfsc_fh *root);
+/* MNT; *authsys (may be NULL) tells whether AUTH_SYS is among the reply's flavors. */
+int nfsc_mnt(struct nfsc *c, const char *path, struct nfsc_fh *root, bool *authsys);
 int nfsc_getattr(struct nfsc *c, const struct nfsc_fh *fh, fattr3 *attr);
-int nfsc_setattr(struct nfsc *c, const struct nfsc_fh *fh, const sattr3 *sa);
+/* SETATTR, guarded by the object's ctime when @guard is not NULL. */
+int nfsc_setattr(struct nfsc *c, const struct nfsc_fh *fh, const sattr3 *sa, const nfstime3 *guard);
 /* @attr (may be NULL) is filled when the reply carries object attributes. */
 int nfsc_lookup(struct nfsc *c, const struct nfsc_fh *dir, const char *name, struct nfsc_fh *out,
 		fattr3 *attr);
 int nfsc_access(struct nfsc *c, const struct nfsc_fh *fh, uint32_t want, uint32_t *granted);
 int nfsc_readlink(struct nfsc *c, const struct nfsc_fh *fh, char *buf, size_t cap);
-/* READ into @buf (@len bytes); *count (and *eof, may be NULL) from the reply. */
+/* READ into @buf (@len bytes); *count (and *eof, may be NULL) from the reply. A reply
+ * whose data length is not its count is a broken server: -1. */
 int nfsc_read(struct nfsc *c, const struct nfsc_fh *fh, uint64_t off, uint32_t len, void *buf,
 	      uint32_t *count, bool *eof);
 /* WRITE; *count, *committed and the 8-byte @verf from the reply (each may be NULL). */
@@ -72,6 +79,11 @@ int nfsc_commit(struct nfsc *c, const struct nfsc_fh *fh, uint8_t verf[8]);
 /* CREATE with mode @mode (UNCHECKED/GUARDED); *out from the reply or a LOOKUP. */
 int nfsc_create(struct nfsc *c, const struct nfsc_fh *dir, const char *name, createmode3 how,
 		uint32_t mode, struct nfsc_fh *out, fattr3 *attr);
+/* Attributes that set the mode to @mode, or nothing when @mode < 0. */
+sattr3 nfsc_sattr_mode(int mode);
+/* EXCLUSIVE CREATE with the 8-byte @verf; *out from the reply or a LOOKUP. */
+int nfsc_create_exclusive(struct nfsc *c, const struct nfsc_fh *dir, const char *name,
+			  const uint8_t verf[8], struct nfsc_fh *out);
 int nfsc_mkdir(struct nfsc *c, const struct nfsc_fh *dir, const char *name, uint32_t mode,
 	       struct nfsc_fh *out);
 int nfsc_symlink(struct nfsc *c, const struct nfsc_fh *dir, const char *name, const char *target,
@@ -88,6 +100,65 @@ typedef void (*nfsc_dirent_fn)(void *arg, const char *name, uint64_t fileid);
 /* The whole listing of @dir, following cookies until eof. */
 int nfsc_readdir(struct nfsc *c, const struct nfsc_fh *dir, nfsc_dirent_fn fn, void *arg);
 
+/* ---- the raw layer ---- */
+
+struct nfsc_call;
+/* Runs inside the libnfs callback, while the pointers in @res are still valid. */
+typedef void (*nfsc_hook)(struct nfsc_call *k, void *res);
+
+/* One outstanding call. The result is copied shallowly into @res; anything behind its
+ * pointers must be copied out by @hook. */
+struct nfsc_call {
+	bool done;
+	int status; /* RPC_STATUS_* */
+	size_t res_size;
+	nfsc_hook hook;
+	struct nfsc_fh fh; /* a handle copied by the hook */
+	void *buf;	   /* READ / READLINK destination */
+	size_t cap;
+	size_t got;
+	void *arg; /* the caller's, for its own hooks */
+	union {
+		GETATTR3res getattr;
+		SETATTR3res setattr;
+		LOOKUP3res lookup;
+		ACCESS3res access;
+		READLINK3res readlink;
+		READ3res read;
+		WRITE3res write;
+		CREATE3res create;
+		MKDIR3res mkdir;
+		SYMLINK3res symlink;
+		MKNOD3res mknod;
+		REMOVE3res remove;
+		RMDIR3res rmdir;
+		RENAME3res rename;
+		LINK3res link;
+		READDIR3res readdir;
+		READDIRPLUS3res readdirplus;
+		FSSTAT3res fsstat;
+		FSINFO3res fsinfo;
+		PATHCONF3res pathconf;
+		COMMIT3res commit;
+		mountres3 mnt;
+	} res;
+};
+
+/* Prepare @k for a call whose result is @res_size bytes (0: nothing to keep). */
+void nfsc_call_init(struct nfsc_call *k, size_t res_size, nfsc_hook hook);
+/* The libnfs callback to pass with @k as its private data. */
+void nfsc_call_cb(struct rpc_context *rpc, int status, void *data, void *priv);
+/* Wait for @k, sent by an *_async function that returned @rc: 0 when a reply was
+ * decoded, else -1 (the connection is broken). */
+int nfsc_run(struct nfsc *c, struct nfsc_call *k, int rc);
+/* Wait until every call in @ks has its reply: 0, or -1 (the connection is broken). */
+int nfsc_wait(struct nfsc *c, struct nfsc_call *const *ks, size_t n);
+nfs_fh3 nfsc_fh3(const struct nfsc_fh *fh);
+/* Copy a handle from a reply (truncated to NFSC_FHMAX). */
+void nfsc_fh_set(struct nfsc_fh *fh, u_int len, const char *data);
+/* Copies the new object's handle (CREATE, MKDIR, SYMLINK, MKNOD) into k->fh. */
+void nfsc_hook_newobj(struct nfsc_call *k, void *res);
+
 /* Where the tools find the server: SHOAL_NFS_PORT, SHOAL_MOUNT_PORT and
  * SHOAL_RPC_TIMEOUT (seconds) from the environment, else 2049, 20048 and 30. */
 struct nfsc_env {
@@ -97,6 +168,8 @@ struct nfsc_env {
 };
 struct nfsc_env nfsc_env(void);
 
+/* Connect to @host's NFS (@mount false) or MOUNT port from nfsc_env(), or die. */
+void nfsc_connect_env(struct nfsc *c, const char *host, bool mount);
 /* Print "FAIL fatal: ..." and exit with status 2: the tool itself could not go on. */
 __attribute__((format(printf, 1, 2), noreturn)) void nfsc_die(const char *fmt, ...);
 /* A 64-bit mixing function (splitmix64's finalizer): deterministic patterns and RNGs. */
