@@ -16,7 +16,12 @@
 
 #include "core/log.h"
 
-#define NET_DEF_BLOCKING 8
+/* Threads of each blocking pool. A stable call waits for the file system's commit (a
+ * journal commit, or a cache flush), and the calls that wait together share one: on a
+ * 2-CPU machine, over ext4 with a journal on a loop device, the SFS mix reached 17,000
+ * ops/s with stable WRITEs at 19 ms with 8 threads, 27,000 at 5.6 ms with 32; over ext4
+ * without a journal, 8 and 32 did alike. */
+#define NET_DEF_BLOCKING 32
 #define NET_DEF_MAXCONN	 4096
 #define NET_DRC_SHARDS	 16
 #define NET_DRC_ENTRIES	 512 /* per shard */

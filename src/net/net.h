@@ -13,7 +13,7 @@
 
 struct net_opts {
 	unsigned threads;	   /* event-loop threads; 0 = one per CPU */
-	unsigned blocking_threads; /* threads of each blocking pool; 0 = default (8) */
+	unsigned blocking_threads; /* threads of each blocking pool; 0 = default (32) */
 	unsigned max_connections;  /* 0 = default (4096) */
 };
 

@@ -70,7 +70,7 @@ static void usage(FILE *f)
 		   "      --bind ADDR       listen on this address only (default: all)\n"
 		   "      --threads N       event-loop threads (default: one per CPU)\n"
 		   "      --io-threads N    threads of each blocking pool: calls that wait for\n"
-		   "                        fsync, and large reads and directories (default 8)\n"
+		   "                        fsync, and large reads and directories (default 32)\n"
 		   "      --state-dir DIR   where the file-handle key and the stable-write log\n"
 		   "                        are kept (default /var/lib/shoal as root, else\n"
 		   "                        ~/.local/state/shoal); must be on stable storage\n"
