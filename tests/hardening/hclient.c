@@ -7,17 +7,13 @@
  */
 #include "hardening/hclient.h"
 
-#include <arpa/inet.h>
-#include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <poll.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 static char hc_host[64] = "127.0.0.1";
@@ -31,14 +27,6 @@ int hc_env_port(const char *name, int def)
 	const char *p = getenv(name);
 
 	return p ? atoi(p) : def;
-}
-
-long hc_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
 void hc_setup(const char *host, int nfs_port, int mount_port)
@@ -61,20 +49,10 @@ uint32_t hc_xid(void)
 
 static int hc_connect(int port)
 {
-	struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+	int fd = rr_connect(hc_host, SOCK_STREAM, port), one = 1;
 
-	if (fd < 0)
-		return -1;
-	if (inet_pton(AF_INET, hc_host, &sin.sin_addr) != 1 ||
-	    connect(fd, (struct sockaddr *)&sin, sizeof(sin)) < 0) {
-		int e = errno;
-
-		close(fd);
-		errno = e;
-		return -1;
-	}
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (fd >= 0)
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	return fd;
 }
 
@@ -88,146 +66,30 @@ int hc_connect_mount(void)
 	return hc_connect(hc_mount_port);
 }
 
-bool hc_send_all(int fd, const void *buf, size_t len)
-{
-	const uint8_t *p = buf;
-
-	while (len) {
-		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return false;
-		p += n;
-		len -= (size_t)n;
-	}
-	return true;
-}
-
-bool hc_wait_readable(int fd, long deadline)
-{
-	struct pollfd p = {.fd = fd, .events = POLLIN};
-	long left;
-
-	while ((left = deadline - hc_now_ms()) > 0) {
-		int n = poll(&p, 1, (int)left);
-
-		if (n > 0)
-			return true;
-		if (n < 0 && errno != EINTR)
-			return false;
-	}
-	return false;
-}
-
-/* Read exactly @len bytes; 0 ok, 1 closed, -1 deadline. */
-static int hc_recv_all(int fd, uint8_t *p, size_t len, long deadline)
-{
-	while (len) {
-		ssize_t n;
-
-		if (!hc_wait_readable(fd, deadline))
-			return -1;
-		n = recv(fd, p, len, MSG_DONTWAIT);
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (n <= 0)
-			return 1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-int hc_recv_record(int fd, uint8_t *buf, size_t cap, size_t *len, long deadline)
-{
-	bool last = false;
-	uint8_t mark[4];
-	uint32_t flen;
-	int rc;
-
-	*len = 0;
-	while (!last) {
-		rc = hc_recv_all(fd, mark, 4, deadline);
-		if (rc)
-			return rc;
-		flen = xdr_get_u32(mark) & 0x7fffffffu;
-		last = mark[0] & 0x80;
-		if (flen > cap - *len)
-			return -2;
-		rc = hc_recv_all(fd, buf + *len, flen, deadline);
-		if (rc)
-			return rc;
-		*len += flen;
-	}
-	return 0;
-}
-
-bool hc_parse_reply(const uint8_t *buf, size_t len, struct hc_reply *r)
-{
-	struct xdr_cur c;
-	uint32_t mtype, flavor;
-	struct xdr_view v;
-
-	xdr_cur_init(&c, buf, len);
-	r->nfsstat = 0;
-	r->code = 0;
-	if (!xdr_dec_u32(&c, &r->xid) || !xdr_dec_u32(&c, &mtype) || mtype != 1 ||
-	    !xdr_dec_u32(&c, &r->stat))
-		return false;
-	if (r->stat == 1)
-		return xdr_dec_u32(&c, &r->code);
-	if (r->stat != 0 || !xdr_dec_u32(&c, &flavor) || !xdr_dec_opaque(&c, 400, &v) ||
-	    !xdr_dec_u32(&c, &r->code))
-		return false;
-	if (r->code == 0 && xdr_cur_left(&c) >= 4)
-		xdr_dec_u32(&c, &r->nfsstat);
-	r->res = c;
-	return true;
-}
-
 uint32_t hc_call_header(struct xdr_out *o, uint32_t prog, uint32_t vers, uint32_t proc)
 {
 	uint32_t xid = hc_xid();
-	uint8_t body[64];
-	struct xdr_out b;
 
-	xdr_enc_u32(o, xid);
-	xdr_enc_u32(o, 0); /* CALL */
-	xdr_enc_u32(o, 2); /* rpcvers */
-	xdr_enc_u32(o, prog);
-	xdr_enc_u32(o, vers);
-	xdr_enc_u32(o, proc);
-	xdr_enc_u32(o, 1); /* AUTH_SYS */
-	xdr_out_init(&b, body, sizeof(body));
-	xdr_enc_u32(&b, 1);			  /* stamp */
-	xdr_enc_opaque(&b, "hardening", 9);	  /* machine name */
-	xdr_enc_u32(&b, 0);			  /* uid */
-	xdr_enc_u32(&b, 0);			  /* gid */
-	xdr_enc_u32(&b, 0);			  /* no extra gids */
-	xdr_enc_opaque(o, body, (uint32_t)b.len); /* credential body */
-	xdr_enc_u32(o, 0);			  /* verifier AUTH_NONE */
-	xdr_enc_u32(o, 0);
+	rr_call_header(o, xid, 2, prog, vers, proc, 1);
 	return xid;
 }
 
-int hc_call(int fd, const uint8_t *msg, size_t len, uint8_t *buf, size_t cap, struct hc_reply *r,
+int hc_call(int fd, const uint8_t *msg, size_t len, uint8_t *buf, size_t cap, struct rr_reply *r,
 	    int timeout_ms)
 {
-	long deadline = hc_now_ms() + timeout_ms;
+	long deadline = rr_now_ms() + timeout_ms;
 	uint8_t mark[4];
 	size_t got;
 	int rc;
 
 	xdr_put_u32(mark, 0x80000000u | (uint32_t)len);
-	if (!hc_send_all(fd, mark, 4) || !hc_send_all(fd, msg, len))
+	if (!rr_send_all(fd, mark, 4) || !rr_send_all(fd, msg, len))
 		return 1;
 	for (;;) {
-		rc = hc_recv_record(fd, buf, cap, &got, deadline);
+		rc = rr_recv_record(fd, buf, cap, &got, deadline);
 		if (rc)
 			return rc;
-		if (!hc_parse_reply(buf, got, r))
+		if (!rr_parse_reply(buf, got, r))
 			return -2;
 		if (r->xid == xdr_get_u32(msg))
 			return 0;
@@ -252,7 +114,7 @@ void hc_thread_done(void)
 }
 
 /* One call on @fd; the NFS status, or -1 when no accepted SUCCESS reply came. */
-static int hc_do(int fd, struct xdr_out *o, struct hc_reply *r)
+static int hc_do(int fd, struct xdr_out *o, struct rr_reply *r)
 {
 	if (hc_call(fd, o->buf, o->len, hc_tbuf(), HC_MAXREPLY, r, hc_timeout_ms))
 		return -1;
@@ -281,7 +143,7 @@ int hc_mnt(const char *path, struct hc_fh *out)
 {
 	uint8_t buf[2048];
 	struct xdr_out o;
-	struct hc_reply r;
+	struct rr_reply r;
 	int fd = hc_connect_mount(), st;
 
 	if (fd < 0)
@@ -300,7 +162,7 @@ int hc_null(int fd)
 {
 	uint8_t buf[256];
 	struct xdr_out o;
-	struct hc_reply r;
+	struct rr_reply r;
 
 	xdr_out_init(&o, buf, sizeof(buf));
 	hc_call_header(&o, HC_NFS_PROG, 3, HC_NULL);
@@ -321,7 +183,7 @@ int hc_getattr(int fd, const struct hc_fh *fh)
 {
 	uint8_t buf[512];
 	struct xdr_out o;
-	struct hc_reply r;
+	struct rr_reply r;
 
 	xdr_out_init(&o, buf, sizeof(buf));
 	hc_enc_getattr(&o, fh);
@@ -332,7 +194,7 @@ int hc_lookup(int fd, const struct hc_fh *dir, const char *name, struct hc_fh *o
 {
 	uint8_t buf[1024];
 	struct xdr_out o;
-	struct hc_reply r;
+	struct rr_reply r;
 	int st;
 
 	xdr_out_init(&o, buf, sizeof(buf));
@@ -346,7 +208,7 @@ int hc_lookup(int fd, const struct hc_fh *dir, const char *name, struct hc_fh *o
 }
 
 /* diropres3 (RFC 1813 section 3.3.8): status, then post_op_fh3 when OK. */
-static int hc_dirop_fh(int st, struct hc_reply *r, struct hc_fh *out)
+static int hc_dirop_fh(int st, struct rr_reply *r, struct hc_fh *out)
 {
 	bool follows;
 
@@ -370,7 +232,7 @@ int hc_create(int fd, const struct hc_fh *dir, const char *name, struct hc_fh *o
 {
 	uint8_t buf[1024];
 	struct xdr_out o;
-	struct hc_reply r;
+	struct rr_reply r;
 
 	xdr_out_init(&o, buf, sizeof(buf));
 	hc_call_header(&o, HC_NFS_PROG, 3, HC_CREATE);
@@ -385,7 +247,7 @@ int hc_mkdir(int fd, const struct hc_fh *dir, const char *name, struct hc_fh *ou
 {
 	uint8_t buf[1024];
 	struct xdr_out o;
-	struct hc_reply r;
+	struct rr_reply r;
 
 	xdr_out_init(&o, buf, sizeof(buf));
 	hc_call_header(&o, HC_NFS_PROG, 3, HC_MKDIR);
@@ -399,7 +261,7 @@ int hc_remove(int fd, const struct hc_fh *dir, const char *name)
 {
 	uint8_t buf[1024];
 	struct xdr_out o;
-	struct hc_reply r;
+	struct rr_reply r;
 
 	xdr_out_init(&o, buf, sizeof(buf));
 	hc_call_header(&o, HC_NFS_PROG, 3, HC_REMOVE);
@@ -412,7 +274,7 @@ int hc_setattr_size(int fd, const struct hc_fh *fh, uint64_t size)
 {
 	uint8_t buf[512];
 	struct xdr_out o;
-	struct hc_reply r;
+	struct rr_reply r;
 
 	xdr_out_init(&o, buf, sizeof(buf));
 	hc_call_header(&o, HC_NFS_PROG, 3, HC_SETATTR);
@@ -457,7 +319,7 @@ int hc_write(int fd, const struct hc_fh *fh, uint64_t off, const void *data, uin
 	size_t cap = len + 1024;
 	uint8_t *buf = malloc(cap);
 	struct xdr_out o;
-	struct hc_reply r;
+	struct rr_reply r;
 	int st;
 
 	if (!buf)
@@ -473,7 +335,7 @@ int hc_read(int fd, const struct hc_fh *fh, uint64_t off, uint32_t count, uint32
 {
 	uint8_t buf[512];
 	struct xdr_out o;
-	struct hc_reply r;
+	struct rr_reply r;
 	uint32_t follows, v;
 	int st;
 

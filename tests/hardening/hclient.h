@@ -1,7 +1,7 @@
 /*
  * hclient.h - a small raw ONC RPC / NFSv3 / MOUNT client for the hardening tools
- * (hostile.c, faults.c): connects, frames records (RFC 5531 section 11), builds calls
- * with the project's src/xdr cursors and reads the status fields of replies.
+ * (hostile.c, faults.c): NFS and MOUNT calls built with the project's src/xdr cursors
+ * over the transport of tests/lib/rawrpc.h (record marking, reply summaries).
  *
  * Every blocking wait takes a deadline in CLOCK_MONOTONIC milliseconds; nothing sleeps.
  */
@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/rawrpc.h"
 #include "xdr/xdr.h"
 
 #define HC_NFS_PROG   100003
@@ -39,19 +40,8 @@ struct hc_fh {
 	uint8_t data[64];
 };
 
-/* A reply, summarised: RPC-level outcome and, when accepted SUCCESS, the first word. */
-struct hc_reply {
-	uint32_t xid;
-	uint32_t stat;	    /* 0 accepted, 1 denied */
-	uint32_t code;	    /* accept_stat or reject_stat */
-	uint32_t nfsstat;   /* first word of the results (nfsstat3 / mountstat3) */
-	struct xdr_cur res; /* the results after that word */
-};
-
 /* The port in environment variable @name, or @def. */
 int hc_env_port(const char *name, int def);
-/* Monotonic milliseconds. */
-long hc_now_ms(void);
 /* Set the server host (numeric IPv4) and the ports used by hc_connect_*(). */
 void hc_setup(const char *host, int nfs_port, int mount_port);
 /* Connect a TCP socket to the NFS (or MOUNT) port; -1 (errno set) on failure. */
@@ -59,23 +49,13 @@ int hc_connect_nfs(void);
 int hc_connect_mount(void);
 /* Next XID, unique in this process (thread-safe). */
 uint32_t hc_xid(void);
-bool hc_send_all(int fd, const void *buf, size_t len);
-/* Wait until @fd is readable (true) or the deadline passes (false). */
-bool hc_wait_readable(int fd, long deadline);
-/*
- * Receive one record into @buf (cap bytes); 0 ok, 1 connection closed, -1 deadline
- * passed, -2 record larger than @cap.
- */
-int hc_recv_record(int fd, uint8_t *buf, size_t cap, size_t *len, long deadline);
-/* Parse a reply message; false if it is not a well-formed RPC reply. */
-bool hc_parse_reply(const uint8_t *buf, size_t len, struct hc_reply *r);
 /* Encode a call header (AUTH_SYS as root); returns the XID used. */
 uint32_t hc_call_header(struct xdr_out *o, uint32_t prog, uint32_t vers, uint32_t proc);
 /*
  * Send the call in @msg[0..len) as one record, then read records until the reply with
  * its XID arrives. 0 ok (r filled, buf holds the reply), 1 closed, -1 timeout, -2 junk.
  */
-int hc_call(int fd, const uint8_t *msg, size_t len, uint8_t *buf, size_t cap, struct hc_reply *r,
+int hc_call(int fd, const uint8_t *msg, size_t len, uint8_t *buf, size_t cap, struct rr_reply *r,
 	    int timeout_ms);
 
 /*

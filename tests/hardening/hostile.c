@@ -203,9 +203,9 @@ static void *probe_main(void *arg)
 
 		if (fd < 0)
 			fd = hc_connect_nfs();
-		t0 = hc_now_ms();
+		t0 = rr_now_ms();
 		st = fd < 0 ? -1 : getattr ? hc_getattr(fd, &root_fh) : hc_null(fd);
-		dt = hc_now_ms() - t0;
+		dt = rr_now_ms() - t0;
 		atomic_fetch_add(&probe_calls, 1);
 		if (dt > atomic_load(&probe_max_ms))
 			atomic_store(&probe_max_ms, dt);
@@ -250,10 +250,10 @@ static void close_rst(int fd)
 /* Drain @fd until the peer closes it (true) or the deadline passes (false). */
 static bool wait_closed(int fd, long ms)
 {
-	long deadline = hc_now_ms() + ms;
+	long deadline = rr_now_ms() + ms;
 	uint8_t junk[65536];
 
-	while (hc_wait_readable(fd, deadline)) {
+	while (rr_wait_readable(fd, deadline)) {
 		ssize_t n = recv(fd, junk, sizeof(junk), MSG_DONTWAIT);
 
 		if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
@@ -309,16 +309,16 @@ static size_t null_record(uint8_t *buf, size_t cap, uint32_t *xid)
 }
 
 /* Read replies on a blocking-mode @fd until one has @xid; false on close/timeout. */
-static bool expect_xid(int fd, uint32_t xid, long ms, struct hc_reply *r)
+static bool expect_xid(int fd, uint32_t xid, long ms, struct rr_reply *r)
 {
 	static _Thread_local uint8_t buf[65536];
-	long deadline = hc_now_ms() + ms;
+	long deadline = rr_now_ms() + ms;
 	size_t len;
 
 	for (;;) {
-		if (hc_recv_record(fd, buf, sizeof(buf), &len, deadline))
+		if (rr_recv_record(fd, buf, sizeof(buf), &len, deadline))
 			return false;
-		if (hc_parse_reply(buf, len, r) && r->xid == xid)
+		if (rr_parse_reply(buf, len, r) && r->xid == xid)
 			return true;
 	}
 }
@@ -333,7 +333,7 @@ static bool case_truncated_mark(void)
 
 		if (fd < 0)
 			return fail("truncated-mark", "connect: %s", strerror(errno)), false;
-		hc_send_all(fd, mark, 1 + i % 3);
+		rr_send_all(fd, mark, 1 + i % 3);
 		if (i & 1)
 			close_rst(fd);
 		else
@@ -353,7 +353,7 @@ static bool case_truncated_record(void)
 		if (fd < 0)
 			return fail("truncated-record", "connect: %s", strerror(errno)), false;
 		xdr_put_u32(buf, 0x80000000u | 1000);
-		hc_send_all(fd, buf, 4 + (size_t)(i * 37) % 1000);
+		rr_send_all(fd, buf, 4 + (size_t)(i * 37) % 1000);
 		if (i & 1)
 			close_rst(fd);
 		else
@@ -413,7 +413,7 @@ static bool case_empty_fragments(void)
 	size_t n = soak ? 1000000 : 100000;
 	uint8_t *buf = calloc(n, 4), rec[256];
 	uint32_t xid;
-	struct hc_reply r;
+	struct rr_reply r;
 	int fd = hc_connect_nfs();
 	bool good;
 	size_t len = null_record(rec, sizeof(rec), &xid);
@@ -482,8 +482,8 @@ static bool case_lying_short(void)
 
 		len = null_record(rec, sizeof(rec), &xid);
 		xdr_put_u32(rec, 0x80000000u | (uint32_t)(len - 4 - 4 * (1 + i % 8)));
-		hc_send_all(fd, rec, len);
-		hc_send_all(fd, rec, len);
+		rr_send_all(fd, rec, len);
+		rr_send_all(fd, rec, len);
 		/* Whatever the server makes of it, it must answer or close, not hang up others. */
 		wait_closed(fd, 50);
 		close(fd);
@@ -495,20 +495,20 @@ static bool case_lying_short(void)
 static bool case_lying_long(void)
 {
 	uint8_t rec[512];
-	struct hc_reply r;
+	struct rr_reply r;
 	uint32_t xid;
 	size_t len = null_record(rec, sizeof(rec), &xid);
 	int fd = hc_connect_nfs();
 	bool good = true;
 
 	xdr_put_u32(rec, 0x80000000u | (uint32_t)(len - 4 + 64));
-	hc_send_all(fd, rec, len);
-	if (hc_wait_readable(fd, hc_now_ms() + 300)) {
+	rr_send_all(fd, rec, len);
+	if (rr_wait_readable(fd, rr_now_ms() + 300)) {
 		fail("lying-long", "expected no reply before the announced bytes arrived");
 		good = false;
 	}
 	memset(rec, 0x5a, 64);
-	hc_send_all(fd, rec, 64);
+	rr_send_all(fd, rec, 64);
 	/* A NULL call with trailing bytes: answered (NULL ignores its args) or refused. */
 	if (!expect_xid(fd, xid, 5000, &r)) {
 		fail("lying-long", "expected a reply to the completed record");
@@ -523,7 +523,7 @@ static bool case_garbage_after_header(void)
 {
 	uint8_t buf[4096], rec[256];
 	struct xdr_out o;
-	struct hc_reply r;
+	struct rr_reply r;
 	int fd = hc_connect_nfs();
 	uint32_t xid;
 	bool good = true;
@@ -539,7 +539,7 @@ static bool case_garbage_after_header(void)
 			xdr_put_u32(buf + 4 + o.len, 0xfffffff0u); /* an absurd length field */
 		o.len += glen & ~(size_t)3;
 		xdr_put_u32(buf, 0x80000000u | (uint32_t)o.len);
-		hc_send_all(fd, buf, o.len + 4);
+		rr_send_all(fd, buf, o.len + 4);
 		if (!expect_xid(fd, xid, 5000, &r)) {
 			fail("garbage-after-header",
 			     "expected a reply to proc %d with garbage args", i % 22);
@@ -550,7 +550,7 @@ static bool case_garbage_after_header(void)
 	if (good) {
 		size_t len = null_record(rec, sizeof(rec), &xid);
 
-		hc_send_all(fd, rec, len);
+		rr_send_all(fd, rec, len);
 		if (!expect_xid(fd, xid, 5000, &r)) {
 			fail("garbage-after-header", "expected NULL after the garbage answered");
 			good = false;
@@ -565,7 +565,7 @@ static bool case_random_records(void)
 {
 	unsigned n = soak ? 200000 : 5000;
 	uint8_t buf[4096], rec[256];
-	struct hc_reply r;
+	struct rr_reply r;
 	struct xdr_out o;
 	int fd = conn_nb();
 	uint32_t xid;
@@ -595,7 +595,7 @@ static bool case_random_records(void)
 	if (good) {
 		size_t len = null_record(rec, sizeof(rec), &xid);
 
-		hc_send_all(fd, rec, len);
+		rr_send_all(fd, rec, len);
 		if (!expect_xid(fd, xid, 10000, &r)) {
 			fail("random-records", "expected NULL after %u random records answered", n);
 			good = false;
@@ -609,14 +609,14 @@ static bool case_random_records(void)
 static bool case_byte_by_byte(void)
 {
 	uint8_t rec[256];
-	struct hc_reply r;
+	struct rr_reply r;
 	uint32_t xid;
 	size_t len = null_record(rec, sizeof(rec), &xid);
 	int fd = hc_connect_nfs();
 	bool good;
 
 	for (size_t i = 0; i < len; i++) {
-		hc_send_all(fd, rec + i, 1);
+		rr_send_all(fd, rec + i, 1);
 		sleep_ms(5);
 	}
 	good = expect_xid(fd, xid, 5000, &r);
@@ -639,7 +639,7 @@ static int *open_many(unsigned n, unsigned *got, bool partial_mark)
 		if (fds[i] < 0)
 			break;
 		if (partial_mark && i % 2)
-			hc_send_all(fds[i], mark, sizeof(mark));
+			rr_send_all(fds[i], mark, sizeof(mark));
 		(*got)++;
 	}
 	return fds;
@@ -671,7 +671,7 @@ static bool case_idle_connections(void)
 		uint8_t mark[2] = {0x80, 0};
 
 		if (i % 2)
-			hc_send_all(fds[i], mark, 2); /* nothing: finish the partial mark below */
+			rr_send_all(fds[i], mark, 2); /* nothing: finish the partial mark below */
 		close(fds[i]);
 		fds[i] = hc_connect_nfs();
 		if (fds[i] < 0 || hc_null(fds[i]) != 0) {
@@ -766,13 +766,13 @@ static bool no_read(const char *name, int kind, unsigned nconn)
 	       atomic_load(&cur_rss_kib) / 1024.0);
 	/* the first one now reads: the server must resume and answer every call */
 	fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) & ~O_NONBLOCK);
-	deadline = hc_now_ms() + 30000;
+	deadline = rr_now_ms() + 30000;
 	while (answered < sent[0]) {
 		size_t got;
-		struct hc_reply r;
+		struct rr_reply r;
 
-		if (hc_recv_record(fds[0], buf, HC_MAXREPLY, &got, deadline) ||
-		    !hc_parse_reply(buf, got, &r))
+		if (rr_recv_record(fds[0], buf, HC_MAXREPLY, &got, deadline) ||
+		    !rr_parse_reply(buf, got, &r))
 			break;
 		answered++;
 	}
@@ -896,7 +896,7 @@ static void run_case(const struct hcase *c)
 	int before = failures;
 	long late_before = atomic_load(&probe_late);
 	bool good;
-	long t0 = hc_now_ms();
+	long t0 = rr_now_ms();
 
 	atomic_store(&cur_case, c->name);
 	atomic_store(&case_peak_kib, 0);
@@ -913,7 +913,7 @@ static void run_case(const struct hcase *c)
 		good = false;
 	}
 	if (good && failures == before)
-		printf("ok %s (%ld ms, peak RSS %.1f MiB)\n", c->name, hc_now_ms() - t0,
+		printf("ok %s (%ld ms, peak RSS %.1f MiB)\n", c->name, rr_now_ms() - t0,
 		       atomic_load(&case_peak_kib) / 1024.0);
 }
 

@@ -7,5 +7,5 @@ $(O)/tests/integration/nfs3_procs: $(O)/tests/integration/nfs3_procs.o $(NFSC_OB
 
 # rpc_raw speaks raw RPC with src/xdr, for what libnfs cannot send ($(LIB) is not yet
 # defined when this file is read, hence the literal path).
-$(O)/tests/integration/rpc_raw: $(O)/tests/integration/rpc_raw.o $(O)/libshoal.a
+$(O)/tests/integration/rpc_raw: $(O)/tests/integration/rpc_raw.o $(RAWRPC_OBJS) $(O)/libshoal.a
 	$(CC) $(LDFLAGS) -o $@ $^

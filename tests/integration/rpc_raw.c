@@ -15,10 +15,7 @@
  * "FAIL NAME: expected X got Y"; the exit status is 1 if a check failed.
  * Encoding uses the project's own src/xdr cursors.
  */
-#include <arpa/inet.h>
 #include <errno.h>
-#include <netinet/in.h>
-#include <poll.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -26,24 +23,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "lib/rawrpc.h"
 #include "xdr/xdr.h"
 
 #define NFS_PROG   100003
 #define MOUNT_PROG 100005
 #define MAXMSG	   (256 * 1024)
 
-/* Reply summary: how the call was answered at the RPC level. */
+/* A reply: its summary and its bytes. */
 struct reply {
-	uint32_t xid;
-	uint32_t stat;	    /* 0 accepted, 1 denied */
-	uint32_t code;	    /* accept_stat or reject_stat */
-	uint32_t lo, hi;    /* mismatch range */
-	uint32_t auth;	    /* auth_stat for AUTH_ERROR */
-	uint32_t nfsstat;   /* first word of the results when SUCCESS */
-	struct xdr_cur res; /* the results after nfsstat */
+	struct rr_reply h;
 	uint8_t raw[MAXMSG];
 	size_t rawlen;
 };
@@ -70,85 +61,17 @@ __attribute__((format(printf, 2, 3))) static void fail(const char *name, const c
 	failures++;
 }
 
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
-
-/* A socket connected to HOST (IPv4 or IPv6) at @port. */
+/* A socket connected to HOST at @port, or the end of the run. */
 static int sock_open(int type, int port)
 {
-	struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-	struct sockaddr_in6 sin6 = {.sin6_family = AF_INET6, .sin6_port = htons((uint16_t)port)};
-	bool v6 = inet_pton(AF_INET, host, &sin.sin_addr) != 1;
-	int fd = socket(v6 ? AF_INET6 : AF_INET, type | SOCK_CLOEXEC, 0);
+	int fd = rr_connect(host, type, port);
 
-	if (fd < 0 || (v6 && inet_pton(AF_INET6, host, &sin6.sin6_addr) != 1) ||
-	    (v6 ? connect(fd, (struct sockaddr *)&sin6, sizeof(sin6))
-		: connect(fd, (struct sockaddr *)&sin, sizeof(sin))) < 0) {
+	if (fd < 0) {
 		printf("FAIL connect: expected to reach %s port %d got %s\n", host, port,
 		       strerror(errno));
 		exit(2);
 	}
 	return fd;
-}
-
-/* Wait until @fd is readable; false on timeout. */
-static bool wait_readable(int fd, long deadline)
-{
-	struct pollfd p = {.fd = fd, .events = POLLIN};
-	long left;
-
-	while ((left = deadline - now_ms()) > 0) {
-		int n = poll(&p, 1, (int)left);
-
-		if (n > 0)
-			return true;
-		if (n < 0 && errno != EINTR)
-			return false;
-	}
-	return false;
-}
-
-static bool send_all(int fd, const void *buf, size_t len)
-{
-	const uint8_t *p = buf;
-
-	while (len) {
-		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return false;
-		p += n;
-		len -= (size_t)n;
-	}
-	return true;
-}
-
-/* Read exactly @len bytes; 0 on success, 1 on EOF/reset, -1 on timeout. */
-static int recv_all(int fd, void *buf, size_t len, long deadline)
-{
-	uint8_t *p = buf;
-
-	while (len) {
-		ssize_t n;
-
-		if (!wait_readable(fd, deadline))
-			return -1;
-		n = recv(fd, p, len, 0);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return 1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
 }
 
 /* Send @msg as one record (or two fragments when @split). */
@@ -159,97 +82,25 @@ static bool send_record(int fd, const uint8_t *msg, size_t len, bool split)
 
 	if (split) {
 		xdr_put_u32(mark, (uint32_t)first);
-		if (!send_all(fd, mark, 4) || !send_all(fd, msg, first))
+		if (!rr_send_all(fd, mark, 4) || !rr_send_all(fd, msg, first))
 			return false;
 	}
 	xdr_put_u32(mark, 0x80000000u | (uint32_t)(len - first));
-	return send_all(fd, mark, 4) && send_all(fd, msg + first, len - first);
+	return rr_send_all(fd, mark, 4) && rr_send_all(fd, msg + first, len - first);
 }
 
 /* Receive one record into r->raw; 0 ok, 1 closed, -1 timeout or too big. */
 static int recv_record(int fd, struct reply *r)
 {
-	long deadline = now_ms() + timeout_ms;
-	bool last = false;
+	int rc = rr_recv_record(fd, r->raw, sizeof(r->raw), &r->rawlen, rr_now_ms() + timeout_ms);
 
-	r->rawlen = 0;
-	while (!last) {
-		uint8_t mark[4];
-		uint32_t flen;
-		int rc = recv_all(fd, mark, 4, deadline);
-
-		if (rc)
-			return rc;
-		flen = xdr_get_u32(mark) & 0x7fffffffu;
-		last = mark[0] & 0x80;
-		if (flen > MAXMSG - r->rawlen)
-			return -1;
-		rc = recv_all(fd, r->raw + r->rawlen, flen, deadline);
-		if (rc)
-			return rc;
-		r->rawlen += flen;
-	}
-	return 0;
+	return rc == -2 ? -1 : rc;
 }
 
-/* Parse r->raw; false if it is not a well-formed reply. */
+/* Summarise r->raw into r->h; false if it is not a well-formed reply. */
 static bool parse_reply(struct reply *r)
 {
-	struct xdr_cur c;
-	uint32_t mtype, flavor;
-	struct xdr_view v;
-
-	xdr_cur_init(&c, r->raw, r->rawlen);
-	r->lo = r->hi = r->auth = r->nfsstat = 0;
-	if (!xdr_dec_u32(&c, &r->xid) || !xdr_dec_u32(&c, &mtype) || mtype != 1 ||
-	    !xdr_dec_u32(&c, &r->stat))
-		return false;
-	if (r->stat == 1) {
-		if (!xdr_dec_u32(&c, &r->code))
-			return false;
-		if (r->code == 0)
-			return xdr_dec_u32(&c, &r->lo) && xdr_dec_u32(&c, &r->hi);
-		return xdr_dec_u32(&c, &r->auth);
-	}
-	if (!xdr_dec_u32(&c, &flavor) || !xdr_dec_opaque(&c, 400, &v) || !xdr_dec_u32(&c, &r->code))
-		return false;
-	if (r->code == 2)
-		return xdr_dec_u32(&c, &r->lo) && xdr_dec_u32(&c, &r->hi);
-	if (r->code == 0 && xdr_cur_left(&c) >= 4)
-		xdr_dec_u32(&c, &r->nfsstat);
-	r->res = c;
-	return true;
-}
-
-/* Start a call header: AUTH_SYS as root unless @flavor says otherwise. */
-static void call_header(struct xdr_out *o, uint32_t xid, uint32_t rpcvers, uint32_t prog,
-			uint32_t vers, uint32_t proc, uint32_t flavor)
-{
-	xdr_enc_u32(o, xid);
-	xdr_enc_u32(o, 0); /* CALL */
-	xdr_enc_u32(o, rpcvers);
-	xdr_enc_u32(o, prog);
-	xdr_enc_u32(o, vers);
-	xdr_enc_u32(o, proc);
-	xdr_enc_u32(o, flavor);
-	if (flavor == 1) {
-		uint8_t body[64];
-		struct xdr_out b;
-
-		xdr_out_init(&b, body, sizeof(body));
-		xdr_enc_u32(&b, 12345);		 /* stamp */
-		xdr_enc_opaque(&b, "rpcraw", 6); /* machine name */
-		xdr_enc_u32(&b, 0);		 /* uid */
-		xdr_enc_u32(&b, 0);		 /* gid */
-		xdr_enc_u32(&b, 0);		 /* no extra gids */
-		xdr_enc_opaque(o, body, (uint32_t)b.len);
-	} else if (flavor == 6) {
-		xdr_enc_opaque(o, "\0\0\0\0\0\0\0\0", 8); /* RPCSEC_GSS-shaped, unknown to us */
-	} else {
-		xdr_enc_u32(o, 0);
-	}
-	xdr_enc_u32(o, 0); /* verifier AUTH_NONE */
-	xdr_enc_u32(o, 0);
+	return rr_parse_reply(r->raw, r->rawlen, &r->h);
 }
 
 /* One round trip on @fd; false (with a FAIL line) if no well-formed reply came. */
@@ -267,7 +118,7 @@ static bool rpc_call(int fd, const char *name, const uint8_t *msg, size_t len, s
 		fail(name, "expected a reply got %s", rc > 0 ? "connection closed" : "timeout");
 		return false;
 	}
-	if (!parse_reply(r) || r->xid != xdr_get_u32(msg)) {
+	if (!parse_reply(r) || r->h.xid != xdr_get_u32(msg)) {
 		fail(name, "expected a well-formed reply with our xid got %zu bytes", r->rawlen);
 		return false;
 	}
@@ -279,13 +130,13 @@ static void expect_accept(const char *name, const struct reply *r, uint32_t code
 	static const char *const names[] = {"SUCCESS",	    "PROG_UNAVAIL", "PROG_MISMATCH",
 					    "PROC_UNAVAIL", "GARBAGE_ARGS", "SYSTEM_ERR"};
 
-	if (r->stat == 0 && r->code == code)
+	if (r->h.stat == 0 && r->h.code == code)
 		ok(name);
-	else if (r->stat == 0)
-		fail(name, "expected MSG_ACCEPTED %s got accept_stat %u", names[code], r->code);
+	else if (r->h.stat == 0)
+		fail(name, "expected MSG_ACCEPTED %s got accept_stat %u", names[code], r->h.code);
 	else
 		fail(name, "expected MSG_ACCEPTED %s got MSG_DENIED reject_stat %u", names[code],
-		     r->code);
+		     r->h.code);
 }
 
 /* ---- malformed ---- */
@@ -297,13 +148,13 @@ static void simple(int fd, const char *name, uint32_t rpcvers, uint32_t prog, ui
 	struct xdr_out o;
 
 	xdr_out_init(&o, buf, sizeof(buf));
-	call_header(&o, ++next_xid, rpcvers, prog, vers, proc, flavor);
+	rr_call_header(&o, ++next_xid, rpcvers, prog, vers, proc, flavor);
 	if (alen)
 		memcpy(buf + o.len, args, alen);
 	o.len += alen;
-	r->stat = 99;
+	r->h.stat = 99;
 	if (!rpc_call(fd, name, buf, o.len, r, false))
-		r->stat = 99;
+		r->h.stat = 99;
 }
 
 static void check_rejections(int fd, struct reply *r)
@@ -317,13 +168,13 @@ static void check_rejections(int fd, struct reply *r)
 	expect_accept("null-auth-none", r, 0);
 
 	simple(fd, "rpc-version-3", 3, NFS_PROG, 3, 0, 1, NULL, 0, r);
-	if (r->stat == 1 && r->code == 0 && r->lo == 2 && r->hi == 2)
+	if (r->h.stat == 1 && r->h.code == 0 && r->h.lo == 2 && r->h.hi == 2)
 		ok("rpc-version-3");
-	else if (r->stat != 99)
+	else if (r->h.stat != 99)
 		fail("rpc-version-3",
 		     "expected MSG_DENIED RPC_MISMATCH 2..2 got stat %u code %u "
 		     "%u..%u",
-		     r->stat, r->code, r->lo, r->hi);
+		     r->h.stat, r->h.code, r->h.lo, r->h.hi);
 
 	simple(fd, "unknown-program", 2, 400123, 1, 0, 1, NULL, 0, r);
 	expect_accept("unknown-program", r, 1);
@@ -333,11 +184,11 @@ static void check_rejections(int fd, struct reply *r)
 
 		snprintf(name, sizeof(name), "nfs-version-%u", v);
 		simple(fd, name, 2, NFS_PROG, v, 0, 1, NULL, 0, r);
-		if (r->stat == 0 && r->code == 2 && r->lo == 3 && r->hi == 3)
+		if (r->h.stat == 0 && r->h.code == 2 && r->h.lo == 3 && r->h.hi == 3)
 			ok(name);
-		else if (r->stat != 99)
+		else if (r->h.stat != 99)
 			fail(name, "expected PROG_MISMATCH 3..3 got stat %u code %u %u..%u",
-			     r->stat, r->code, r->lo, r->hi);
+			     r->h.stat, r->h.code, r->h.lo, r->h.hi);
 	}
 
 	simple(fd, "proc-99", 2, NFS_PROG, 3, 99, 1, NULL, 0, r);
@@ -356,32 +207,34 @@ static void check_rejections(int fd, struct reply *r)
 	xdr_out_init(&a, args, sizeof(args));
 	xdr_enc_u32(&a, 0);
 	simple(fd, "getattr-empty-handle", 2, NFS_PROG, 3, 1, 1, args, a.len, r);
-	if ((r->stat == 0 && r->code == 4) || (r->stat == 0 && r->code == 0 && r->nfsstat == 10001))
+	if ((r->h.stat == 0 && r->h.code == 4) ||
+	    (r->h.stat == 0 && r->h.code == 0 && r->h.nfsstat == 10001))
 		ok("getattr-empty-handle");
-	else if (r->stat != 99)
+	else if (r->h.stat != 99)
 		fail("getattr-empty-handle",
 		     "expected GARBAGE_ARGS or NFS3ERR_BADHANDLE got stat "
 		     "%u code %u nfsstat %u",
-		     r->stat, r->code, r->nfsstat);
+		     r->h.stat, r->h.code, r->h.nfsstat);
 
 	xdr_out_init(&a, args, sizeof(args));
 	memset(big, 0xab, sizeof(big));
 	xdr_enc_opaque(&a, big, sizeof(big));
 	simple(fd, "getattr-65-byte-handle", 2, NFS_PROG, 3, 1, 1, args, a.len, r);
-	if ((r->stat == 0 && r->code == 4) || (r->stat == 0 && r->code == 0 && r->nfsstat == 10001))
+	if ((r->h.stat == 0 && r->h.code == 4) ||
+	    (r->h.stat == 0 && r->h.code == 0 && r->h.nfsstat == 10001))
 		ok("getattr-65-byte-handle");
-	else if (r->stat != 99)
+	else if (r->h.stat != 99)
 		fail("getattr-65-byte-handle",
 		     "expected GARBAGE_ARGS or NFS3ERR_BADHANDLE got "
 		     "stat %u code %u nfsstat %u",
-		     r->stat, r->code, r->nfsstat);
+		     r->h.stat, r->h.code, r->h.nfsstat);
 
 	simple(fd, "auth-flavor-6", 2, NFS_PROG, 3, 0, 6, NULL, 0, r);
-	if (r->stat == 1 && r->code == 1)
+	if (r->h.stat == 1 && r->h.code == 1)
 		ok("auth-flavor-6");
-	else if (r->stat != 99)
-		fail("auth-flavor-6", "expected MSG_DENIED AUTH_ERROR got stat %u code %u", r->stat,
-		     r->code);
+	else if (r->h.stat != 99)
+		fail("auth-flavor-6", "expected MSG_DENIED AUTH_ERROR got stat %u code %u",
+		     r->h.stat, r->h.code);
 
 	simple(fd, "null-after-errors", 2, NFS_PROG, 3, 0, 1, NULL, 0, r);
 	expect_accept("null-after-errors", r, 0);
@@ -397,11 +250,11 @@ static void udp_call(const char *name, int port, uint32_t prog, uint32_t proc, u
 	struct xdr_out o;
 
 	xdr_out_init(&o, buf, sizeof(buf));
-	call_header(&o, ++next_xid, 2, prog, 3, proc, 1);
+	rr_call_header(&o, ++next_xid, 2, prog, 3, proc, 1);
 	if (send(fd, buf, o.len, 0) != (ssize_t)o.len ||
-	    !wait_readable(fd, now_ms() + timeout_ms) ||
+	    !rr_wait_readable(fd, rr_now_ms() + timeout_ms) ||
 	    (r->rawlen = (size_t)recv(fd, r->raw, sizeof(r->raw), 0)) == (size_t)-1 ||
-	    !parse_reply(r) || r->xid != next_xid)
+	    !parse_reply(r) || r->h.xid != next_xid)
 		fail(name, "expected a reply over UDP from %s port %d", host, port);
 	else
 		expect_accept(name, r, want);
@@ -425,7 +278,7 @@ static void check_framing(struct reply *r)
 
 	/* One call in two fragments: record marking, RFC 5531 section 11. */
 	xdr_out_init(&o, buf, sizeof(buf));
-	call_header(&o, ++next_xid, 2, NFS_PROG, 3, 0, 1);
+	rr_call_header(&o, ++next_xid, 2, NFS_PROG, 3, 0, 1);
 	if (rpc_call(fd, "fragmented-record", buf, o.len, r, true))
 		expect_accept("fragmented-record", r, 0);
 
@@ -436,7 +289,7 @@ static void check_framing(struct reply *r)
 		xdr_put_u32(buf, ++next_xid);
 		memcpy(two + i * (len + 4) + 4, buf, len);
 	}
-	if (!send_all(fd, two, 2 * (len + 4)))
+	if (!rr_send_all(fd, two, 2 * (len + 4)))
 		fail("pipelined-calls", "expected to send got %s", strerror(errno));
 	else if (recv_record(fd, r) || !parse_reply(r) || recv_record(fd, r) || !parse_reply(r))
 		fail("pipelined-calls", "expected two replies to two calls in one segment");
@@ -453,7 +306,7 @@ static void check_framing(struct reply *r)
 
 		snprintf(name, sizeof(name), "mount-v%u-null", v);
 		simple(fd, name, 2, MOUNT_PROG, v, 0, 1, NULL, 0, r);
-		if (r->stat != 99)
+		if (r->h.stat != 99)
 			expect_accept(name, r, 0);
 	}
 	close(fd);
@@ -463,14 +316,14 @@ static void check_oversized(struct reply *r)
 {
 	uint8_t mark[4], junk[4096];
 	int fd = sock_open(SOCK_STREAM, nfs_port);
-	long deadline = now_ms() + timeout_ms;
+	long deadline = rr_now_ms() + timeout_ms;
 	bool closed = false;
 
 	xdr_put_u32(mark, 0x80000000u | (100u << 20));
 	memset(junk, 0x41, sizeof(junk));
-	send_all(fd, mark, 4);
-	send_all(fd, junk, sizeof(junk)); /* may fail once the server has closed */
-	while (!closed && wait_readable(fd, deadline)) {
+	rr_send_all(fd, mark, 4);
+	rr_send_all(fd, junk, sizeof(junk)); /* may fail once the server has closed */
+	while (!closed && rr_wait_readable(fd, deadline)) {
 		ssize_t n = recv(fd, junk, sizeof(junk), 0);
 
 		closed = n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN);
@@ -486,7 +339,7 @@ static void check_oversized(struct reply *r)
 
 	fd = sock_open(SOCK_STREAM, nfs_port);
 	simple(fd, "null-after-oversized", 2, NFS_PROG, 3, 0, 1, NULL, 0, r);
-	if (r->stat != 99)
+	if (r->h.stat != 99)
 		expect_accept("null-after-oversized", r, 0);
 	close(fd);
 }
@@ -507,7 +360,7 @@ static size_t nfs_call(uint8_t *buf, size_t cap, uint32_t xid, uint32_t proc,
 	struct xdr_out o;
 
 	xdr_out_init(&o, buf, cap);
-	call_header(&o, xid, 2, NFS_PROG, 3, proc, 1);
+	rr_call_header(&o, xid, 2, NFS_PROG, 3, proc, 1);
 	enc_dirop(&o, dir, name);
 	if (proc == 8) {
 		xdr_enc_u32(&o, 1); /* GUARDED */
@@ -530,17 +383,17 @@ static bool raw_mount(const char *path, uint8_t *fhbuf, struct xdr_view *fh, str
 	bool good = false;
 
 	xdr_out_init(&o, buf, sizeof(buf));
-	call_header(&o, ++next_xid, 2, MOUNT_PROG, 3, 1, 1);
+	rr_call_header(&o, ++next_xid, 2, MOUNT_PROG, 3, 1, 1);
 	xdr_enc_opaque(&o, path, (uint32_t)strlen(path));
-	if (rpc_call(fd, "mnt", buf, o.len, r, false) && r->stat == 0 && r->code == 0 &&
-	    r->nfsstat == 0 && xdr_dec_opaque(&r->res, 64, &v)) {
+	if (rpc_call(fd, "mnt", buf, o.len, r, false) && r->h.stat == 0 && r->h.code == 0 &&
+	    r->h.nfsstat == 0 && xdr_dec_opaque(&r->h.res, 64, &v)) {
 		memcpy(fhbuf, v.data, v.len);
 		fh->data = fhbuf;
 		fh->len = v.len;
 		good = true;
 	} else {
-		fail("mnt", "expected MNT3_OK for %s got stat %u code %u status %u", path, r->stat,
-		     r->code, r->nfsstat);
+		fail("mnt", "expected MNT3_OK for %s got stat %u code %u status %u", path,
+		     r->h.stat, r->h.code, r->h.nfsstat);
 	}
 	close(fd);
 	return good;
@@ -552,14 +405,14 @@ static void retransmit(int fd1, int fd2, const char *name, const uint8_t *msg, s
 {
 	if (!rpc_call(fd1, name, msg, len, r1, false) || !rpc_call(fd2, name, msg, len, r2, false))
 		return;
-	if (r1->stat != 0 || r1->code != 0 || r1->nfsstat != 0)
+	if (r1->h.stat != 0 || r1->h.code != 0 || r1->h.nfsstat != 0)
 		fail(name, "expected the first reply NFS3_OK got stat %u code %u status %u",
-		     r1->stat, r1->code, r1->nfsstat);
+		     r1->h.stat, r1->h.code, r1->h.nfsstat);
 	else if (r2->rawlen != r1->rawlen || memcmp(r1->raw, r2->raw, r1->rawlen))
 		fail(name,
 		     "expected a byte-identical cached reply got %zu vs %zu bytes, status "
 		     "%u then %u",
-		     r1->rawlen, r2->rawlen, r1->nfsstat, r2->nfsstat);
+		     r1->rawlen, r2->rawlen, r1->h.nfsstat, r2->h.nfsstat);
 	else
 		ok(name);
 }
@@ -569,11 +422,11 @@ static void expect_status(int fd, const char *name, const uint8_t *msg, size_t l
 {
 	if (!rpc_call(fd, name, msg, len, r, false))
 		return;
-	if (r->stat == 0 && r->code == 0 && r->nfsstat == want)
+	if (r->h.stat == 0 && r->h.code == 0 && r->h.nfsstat == want)
 		ok(name);
 	else
-		fail(name, "expected NFS status %u got stat %u code %u status %u", want, r->stat,
-		     r->code, r->nfsstat);
+		fail(name, "expected NFS status %u got stat %u code %u status %u", want, r->h.stat,
+		     r->h.code, r->h.nfsstat);
 }
 
 static int cmd_drc(const char *path)
