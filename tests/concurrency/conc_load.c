@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/check.h"
 #include "lib/nfsc.h"
 
 #define NDIRS	   3
@@ -74,23 +75,8 @@ static struct nfsc_fh root, dirs[NDIRS], shared;
 static uint64_t shared_fileid;
 static struct client clients[MAXCLIENTS];
 static int nclients;
-static atomic_int failures, pause_req, stop_req;
+static atomic_int pause_req, stop_req;
 static pthread_barrier_t barrier;
-
-__attribute__((format(printf, 2, 3))) static void fail(const char *name, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (atomic_fetch_add(&failures, 1) >= 50)
-		return; /* enough to diagnose */
-	flockfile(stdout);
-	printf("FAIL %s: ", name);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	funlockfile(stdout);
-}
 
 static uint64_t rnd(struct client *cl)
 {
@@ -114,7 +100,7 @@ static bool rpc_ok(struct client *cl, const char *what, int st)
 {
 	if (st >= 0)
 		return true;
-	fail(what, "client %d: expected a reply got %s", cl->id, cl->c.err);
+	check_fail(what, "client %d: expected a reply got %s", cl->id, cl->c.err);
 	return false;
 }
 
@@ -131,8 +117,8 @@ static void check_content(struct nfsc *c, const char *what, const struct nfsc_fh
 		int st = nfsc_read(c, fh, off + done, len - done, got + done, &n, &eof);
 
 		if (st != NFS3_OK) {
-			fail(what, "%s: READ at %u expected NFS3_OK got %s", who, off + done,
-			     nfsc_stname(st));
+			check_fail(what, "%s: READ at %u expected NFS3_OK got %s", who, off + done,
+				   nfsc_stname(st));
 			return;
 		}
 		if (n == 0)
@@ -140,13 +126,13 @@ static void check_content(struct nfsc *c, const char *what, const struct nfsc_fh
 		done += n;
 	}
 	if (done != len) {
-		fail(what, "%s: expected %u bytes at %u got %u", who, len, off, done);
+		check_fail(what, "%s: expected %u bytes at %u got %u", who, len, off, done);
 		return;
 	}
 	for (uint32_t i = 0; i < len; i++)
 		if (got[i] != want[i]) {
-			fail(what, "%s: byte %u expected 0x%02x got 0x%02x", who, off + i, want[i],
-			     got[i]);
+			check_fail(what, "%s: byte %u expected 0x%02x got 0x%02x", who, off + i,
+				   want[i], got[i]);
 			return;
 		}
 }
@@ -158,12 +144,12 @@ static void check_attr(struct nfsc *c, const char *what, const struct obj *o, co
 	int st = nfsc_getattr(c, &o->fh, &a);
 
 	if (st != NFS3_OK)
-		fail(what, "%s: GETATTR expected NFS3_OK got %s", who, nfsc_stname(st));
+		check_fail(what, "%s: GETATTR expected NFS3_OK got %s", who, nfsc_stname(st));
 	else if (a.fileid != o->fileid || a.size != o->size || a.type != NF3REG)
-		fail(what,
-		     "%s: expected fileid %" PRIu64 " size %u got fileid %" PRIu64 " size %" PRIu64
-		     " type %d",
-		     who, o->fileid, o->size, (uint64_t)a.fileid, (uint64_t)a.size, a.type);
+		check_fail(what,
+			   "%s: expected fileid %" PRIu64 " size %u got fileid %" PRIu64
+			   " size %" PRIu64 " type %d",
+			   who, o->fileid, o->size, (uint64_t)a.fileid, (uint64_t)a.size, a.type);
 }
 
 /* A handle of a removed file must be STALE; it may never reach another object. */
@@ -177,12 +163,13 @@ static void check_dead(struct nfsc *c, const struct dead *d, const char *who)
 	if (st == NFS3_OK && a.fileid == d->fileid && a.nlink == 0)
 		return; /* still open on the server: the same, unlinked object */
 	if (st == NFS3_OK)
-		fail("dead-handle",
-		     "%s: expected NFS3ERR_STALE got fileid %" PRIu64
-		     " nlink %u (the file had fileid %" PRIu64 ")",
-		     who, (uint64_t)a.fileid, a.nlink, d->fileid);
+		check_fail("dead-handle",
+			   "%s: expected NFS3ERR_STALE got fileid %" PRIu64
+			   " nlink %u (the file had fileid %" PRIu64 ")",
+			   who, (uint64_t)a.fileid, a.nlink, d->fileid);
 	else
-		fail("dead-handle", "%s: expected NFS3ERR_STALE got %s", who, nfsc_stname(st));
+		check_fail("dead-handle", "%s: expected NFS3ERR_STALE got %s", who,
+			   nfsc_stname(st));
 }
 
 static void bury(struct client *cl, const struct obj *o)
@@ -231,14 +218,14 @@ static void check_own_listing(struct client *cl, int d, const struct listing *l)
 				continue;
 			seen++;
 			if (o->dir == d && l->e[i].fileid != o->fileid)
-				fail("readdir-fileid",
-				     "d%d/%s: expected fileid %" PRIu64 " got %" PRIu64, d, nm,
-				     o->fileid, l->e[i].fileid);
+				check_fail("readdir-fileid",
+					   "d%d/%s: expected fileid %" PRIu64 " got %" PRIu64, d,
+					   nm, o->fileid, l->e[i].fileid);
 		}
 		snprintf(who, sizeof(who), "d%d/%s", d, nm);
 		if (seen != (o->dir == d ? 1 : 0))
-			fail("readdir-own", "%s: expected %d entries got %d", who, o->dir == d,
-			     seen);
+			check_fail("readdir-own", "%s: expected %d entries got %d", who,
+				   o->dir == d, seen);
 	}
 }
 
@@ -256,12 +243,12 @@ static void op_create(struct client *cl, int k, struct obj *o, const char *nm)
 	if (!rpc_ok(cl, "create", st))
 		return;
 	if (st != NFS3_OK) {
-		fail("create", "d%d/%s (free in the model): expected NFS3_OK got %s", d, nm,
-		     nfsc_stname(st));
+		check_fail("create", "d%d/%s (free in the model): expected NFS3_OK got %s", d, nm,
+			   nfsc_stname(st));
 		return;
 	}
 	if (a.fileid == 0 && nfsc_getattr(&cl->c, &o->fh, &a) != NFS3_OK) {
-		fail("create-getattr", "d%d/%s: expected attributes of the new file", d, nm);
+		check_fail("create-getattr", "d%d/%s: expected attributes of the new file", d, nm);
 		return;
 	}
 	(void)k;
@@ -284,8 +271,8 @@ static void op_write(struct client *cl, struct obj *o, const char *nm)
 	if (!rpc_ok(cl, "write", st))
 		return;
 	if (st != NFS3_OK || count != len) {
-		fail("write", "%s: expected NFS3_OK count %u got %s count %u", nm, len,
-		     nfsc_stname(st), count);
+		check_fail("write", "%s: expected NFS3_OK count %u got %s count %u", nm, len,
+			   nfsc_stname(st), count);
 		return;
 	}
 	if (off > o->size)
@@ -308,7 +295,7 @@ static void op_trunc(struct client *cl, struct obj *o, const char *nm)
 	if (!rpc_ok(cl, "truncate", st))
 		return;
 	if (st != NFS3_OK) {
-		fail("truncate", "%s: expected NFS3_OK got %s", nm, nfsc_stname(st));
+		check_fail("truncate", "%s: expected NFS3_OK got %s", nm, nfsc_stname(st));
 		return;
 	}
 	if (size > o->size)
@@ -330,8 +317,8 @@ static void op_rename(struct client *cl, int k, const char *nm)
 	if (!rpc_ok(cl, "rename", st))
 		return;
 	if (st != NFS3_OK) {
-		fail("rename", "d%d/%s -> d%d/%s: expected NFS3_OK got %s", o->dir, nm, d2, nm2,
-		     nfsc_stname(st));
+		check_fail("rename", "d%d/%s -> d%d/%s: expected NFS3_OK got %s", o->dir, nm, d2,
+			   nm2, nfsc_stname(st));
 		return;
 	}
 	if (k2 == k) {
@@ -347,8 +334,8 @@ static void op_rename(struct client *cl, int k, const char *nm)
 			 * that a name stays one object in the model. */
 			st = nfsc_remove(&cl->c, &dirs[o2->dir], nm2);
 			if (rpc_ok(cl, "rename-remove", st) && st != NFS3_OK)
-				fail("rename-remove", "d%d/%s: expected NFS3_OK got %s", o2->dir,
-				     nm2, nfsc_stname(st));
+				check_fail("rename-remove", "d%d/%s: expected NFS3_OK got %s",
+					   o2->dir, nm2, nfsc_stname(st));
 			bury(cl, o2);
 		}
 	}
@@ -364,7 +351,8 @@ static void op_remove(struct client *cl, struct obj *o, const char *nm)
 	if (!rpc_ok(cl, "remove", st))
 		return;
 	if (st != NFS3_OK) {
-		fail("remove", "d%d/%s: expected NFS3_OK got %s", o->dir, nm, nfsc_stname(st));
+		check_fail("remove", "d%d/%s: expected NFS3_OK got %s", o->dir, nm,
+			   nfsc_stname(st));
 		return;
 	}
 	bury(cl, o);
@@ -382,13 +370,14 @@ static void op_lookup(struct client *cl, const struct obj *o, const char *nm)
 		return;
 	if (o->dir < 0) {
 		if (st != NFS3ERR_NOENT)
-			fail("lookup-absent", "d%d/%s: expected NFS3ERR_NOENT got %s", d, nm,
-			     nfsc_stname(st));
+			check_fail("lookup-absent", "d%d/%s: expected NFS3ERR_NOENT got %s", d, nm,
+				   nfsc_stname(st));
 		return;
 	}
 	if (st != NFS3_OK || a.fileid != o->fileid)
-		fail("lookup", "d%d/%s: expected NFS3_OK fileid %" PRIu64 " got %s fileid %" PRIu64,
-		     d, nm, o->fileid, nfsc_stname(st), st == NFS3_OK ? (uint64_t)a.fileid : 0);
+		check_fail("lookup",
+			   "d%d/%s: expected NFS3_OK fileid %" PRIu64 " got %s fileid %" PRIu64, d,
+			   nm, o->fileid, nfsc_stname(st), st == NFS3_OK ? (uint64_t)a.fileid : 0);
 }
 
 static void op_shared(struct client *cl)
@@ -405,8 +394,8 @@ static void op_shared(struct client *cl)
 	if (!rpc_ok(cl, "shared-write", st))
 		return;
 	if (st != NFS3_OK || count != len) {
-		fail("shared-write", "client %d: expected NFS3_OK count %u got %s", cl->id, len,
-		     nfsc_stname(st));
+		check_fail("shared-write", "client %d: expected NFS3_OK count %u got %s", cl->id,
+			   len, nfsc_stname(st));
 		return;
 	}
 	memcpy(cl->region + off, buf, len);
@@ -436,7 +425,8 @@ static void one_op(struct client *cl)
 		st = nfsc_readdir(&cl->c, &dirs[d], collect, l);
 		if (rpc_ok(cl, "readdir", st)) {
 			if (st != NFS3_OK)
-				fail("readdir", "d%d: expected NFS3_OK got %s", d, nfsc_stname(st));
+				check_fail("readdir", "d%d: expected NFS3_OK got %s", d,
+					   nfsc_stname(st));
 			else
 				check_own_listing(cl, d, l);
 		}
@@ -510,8 +500,8 @@ static void checkpoint(struct nfsc *c)
 		int st = nfsc_readdir(c, &dirs[d], collect, &l);
 
 		if (st != NFS3_OK) {
-			fail("checkpoint-readdir", "d%d: expected NFS3_OK got %s", d,
-			     nfsc_stname(st));
+			check_fail("checkpoint-readdir", "d%d: expected NFS3_OK got %s", d,
+				   nfsc_stname(st));
 			continue;
 		}
 		for (int i = 0; i < nclients; i++) {
@@ -520,10 +510,10 @@ static void checkpoint(struct nfsc *c)
 				want += clients[i].names[k].dir == d;
 		}
 		if (l.n != want)
-			fail("checkpoint-entries",
-			     "d%d: expected %d entries got %d (lost, "
-			     "duplicated or foreign entries)",
-			     d, want, l.n);
+			check_fail("checkpoint-entries",
+				   "d%d: expected %d entries got %d (lost, "
+				   "duplicated or foreign entries)",
+				   d, want, l.n);
 	}
 	for (int i = 0; i < nclients; i++) {
 		struct client *cl = &clients[i];
@@ -656,6 +646,6 @@ int main(int argc, char **argv)
 	printf("\n");
 	printf("concurrency: %d clients, %" PRIu64 " ops in %d s, %d checkpoints, %d mismatches "
 	       "(seed %" PRIu64 ")\n",
-	       nclients, total, seconds, checkpoints, atomic_load(&failures), seed);
-	return atomic_load(&failures) ? 1 : 0;
+	       nclients, total, seconds, checkpoints, check_failures(), seed);
+	return check_failures() ? 1 : 0;
 }

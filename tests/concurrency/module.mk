@@ -1,7 +1,7 @@
 # concurrency: many clients in the same directories at once (issue #5); see conc_load.c.
 INTEG_TOOLS += $(O)/tests/concurrency/conc_load
 
-$(O)/tests/concurrency/conc_load: $(O)/tests/concurrency/conc_load.o $(NFSC_OBJS)
+$(O)/tests/concurrency/conc_load: $(O)/tests/concurrency/conc_load.o $(NFSC_OBJS) $(CHECK_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ -lnfs
 
 .PHONY: check-concurrency soak-concurrency

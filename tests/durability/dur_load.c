@@ -39,6 +39,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/check.h"
 #include "lib/nfsc.h"
 
 #define BLK	 4096
@@ -68,24 +69,9 @@ static struct dfile files[MAXFILES];
 static int nfiles;
 static int journal_fd = -1;
 static pthread_mutex_t journal_lock = PTHREAD_MUTEX_INITIALIZER; /* journal_fd appends */
-static atomic_int failures;
 static atomic_uint_fast64_t n_sync_writes, n_unstable_writes, n_commits, acked_bytes;
 static uint8_t verfs[MAXVERF][8]; /* the write verifier of every server instance seen */
 static int nverfs;
-
-__attribute__((format(printf, 2, 3))) static void fail(const char *name, const char *fmt, ...)
-{
-	va_list ap;
-
-	flockfile(stdout);
-	printf("FAIL %s: ", name);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	funlockfile(stdout);
-	atomic_fetch_add(&failures, 1);
-}
 
 static void put32(uint8_t *p, uint32_t v)
 {
@@ -137,8 +123,8 @@ static void check_block(const char *where, int f, int b, const uint8_t *data, si
 	if (zero) {
 		if (df->acked[b]) {
 			t->lost_bytes += BLK;
-			fail(where, "%s block %d: expected generation >= %u got zeros", df->name, b,
-			     df->acked[b]);
+			check_fail(where, "%s block %d: expected generation >= %u got zeros",
+				   df->name, b, df->acked[b]);
 		}
 		return;
 	}
@@ -148,15 +134,17 @@ static void check_block(const char *where, int f, int b, const uint8_t *data, si
 		t->corrupt_blocks++;
 		if (df->acked[b])
 			t->lost_bytes += BLK;
-		fail(where, "%s block %d: expected a block we wrote (generation %u..%u) got %s",
-		     df->name, b, df->acked[b], df->issued[b],
-		     memcmp(want, got, BLK) ? "bytes we never wrote" : "a generation never sent");
+		check_fail(where,
+			   "%s block %d: expected a block we wrote (generation %u..%u) got %s",
+			   df->name, b, df->acked[b], df->issued[b],
+			   memcmp(want, got, BLK) ? "bytes we never wrote"
+						  : "a generation never sent");
 		return;
 	}
 	if (gen < df->acked[b]) {
 		t->lost_bytes += BLK;
-		fail(where, "%s block %d: expected generation >= %u (acknowledged) got %u",
-		     df->name, b, df->acked[b], gen);
+		check_fail(where, "%s block %d: expected generation >= %u (acknowledged) got %u",
+			   df->name, b, df->acked[b], gen);
 	}
 }
 
@@ -170,8 +158,8 @@ static void check_file_bytes(const char *where, int f, const uint8_t *buf, size_
 		check_block(where, f, b, buf + off, len, t);
 	}
 	if (size > (size_t)NBLK * BLK)
-		fail(where, "%s: expected at most %d bytes got %zu", files[f].name, NBLK * BLK,
-		     size);
+		check_fail(where, "%s: expected at most %d bytes got %zu", files[f].name,
+			   NBLK * BLK, size);
 }
 
 /* Read file @f from the export directory itself, bypassing the server. */
@@ -185,7 +173,7 @@ static void check_file_direct(int f, struct totals *t)
 	snprintf(path, sizeof(path), "%s/%s", export_dir, files[f].name);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		fail("direct-open", "%s: expected to open it got %s", path, strerror(errno));
+		check_fail("direct-open", "%s: expected to open it got %s", path, strerror(errno));
 		/* A file that is gone lost every byte acknowledged in it. */
 		for (int b = 0; b < NBLK; b++)
 			if (files[f].acked[b]) {
@@ -197,7 +185,7 @@ static void check_file_direct(int f, struct totals *t)
 	n = pread(fd, buf, sizeof(buf), 0);
 	close(fd);
 	if (n < 0) {
-		fail("direct-read", "%s: %s", path, strerror(errno));
+		check_fail("direct-read", "%s: %s", path, strerror(errno));
 		return;
 	}
 	check_file_bytes("direct", f, buf, (size_t)n, t);
@@ -262,8 +250,8 @@ static void note_verf(struct writer *w, const uint8_t verf[8])
 		memcpy(w->verf, verf, 8);
 		w->have_verf = true;
 	} else if (memcmp(w->verf, verf, 8) != 0) {
-		fail("verf-constant", "%s: expected one write verifier per server instance",
-		     files[w->f].name);
+		check_fail("verf-constant", "%s: expected one write verifier per server instance",
+			   files[w->f].name);
 	}
 }
 
@@ -289,19 +277,19 @@ static int write_run(struct nfsc *c, struct writer *w, stable_how how, struct pe
 	if (st < 0)
 		return -1;
 	if (st != NFS3_OK) {
-		fail("write", "%s: expected NFS3_OK got %s", df->name, nfsc_stname(st));
+		check_fail("write", "%s: expected NFS3_OK got %s", df->name, nfsc_stname(st));
 		return 1;
 	}
 	note_verf(w, p->verf);
 	if (count != (uint32_t)p->n * BLK) {
-		fail("write-count", "%s: expected %d bytes written got %u", df->name, p->n * BLK,
-		     count);
+		check_fail("write-count", "%s: expected %d bytes written got %u", df->name,
+			   p->n * BLK, count);
 		return 1;
 	}
 	if (how != UNSTABLE) {
 		if (committed < how) {
-			fail("write-committed", "%s: asked stable %d got committed %d", df->name,
-			     how, committed);
+			check_fail("write-committed", "%s: asked stable %d got committed %d",
+				   df->name, how, committed);
 			return 1;
 		}
 		atomic_fetch_add(&n_sync_writes, 1);
@@ -323,7 +311,7 @@ static void *writer_main(void *arg)
 	struct nfsc c;
 
 	if (nfs_connect(&c, nfs_port)) {
-		fail("writer-connect", "%s", c.err);
+		check_fail("writer-connect", "%s", c.err);
 		return NULL;
 	}
 	for (;;) {
@@ -346,8 +334,8 @@ static void *writer_main(void *arg)
 		if (st < 0)
 			break;
 		if (st != NFS3_OK) {
-			fail("commit", "%s: expected NFS3_OK got %s", files[w->f].name,
-			     nfsc_stname(st));
+			check_fail("commit", "%s: expected NFS3_OK got %s", files[w->f].name,
+				   nfsc_stname(st));
 			break;
 		}
 		atomic_fetch_add(&n_commits, 1);
@@ -386,8 +374,8 @@ static void verify_nfs(struct nfsc *c, struct totals *t)
 		int st = nfsc_getattr(c, &files[f].fh, &a);
 
 		if (st != NFS3_OK) {
-			fail("handle-after-restart", "%s: expected GETATTR NFS3_OK got %s",
-			     files[f].name, nfsc_stname(st));
+			check_fail("handle-after-restart", "%s: expected GETATTR NFS3_OK got %s",
+				   files[f].name, nfsc_stname(st));
 			continue;
 		}
 		size = a.size > sizeof(buf) ? sizeof(buf) : (size_t)a.size;
@@ -399,8 +387,9 @@ static void verify_nfs(struct nfsc *c, struct totals *t)
 
 			st = nfsc_read(c, &files[f].fh, off, want, buf + off, &got, &eof);
 			if (st != NFS3_OK) {
-				fail("read-after-restart", "%s at %zu: expected NFS3_OK got %s",
-				     files[f].name, off, nfsc_stname(st));
+				check_fail("read-after-restart",
+					   "%s at %zu: expected NFS3_OK got %s", files[f].name, off,
+					   nfsc_stname(st));
 				break;
 			}
 			if (got == 0)
@@ -418,15 +407,15 @@ static void check_new_verf(struct nfsc *c)
 	int st = nfsc_commit(c, &files[0].fh, v);
 
 	if (st != NFS3_OK) {
-		fail("verf-new", "COMMIT: expected NFS3_OK got %s", nfsc_stname(st));
+		check_fail("verf-new", "COMMIT: expected NFS3_OK got %s", nfsc_stname(st));
 		return;
 	}
 	for (int i = 0; i < nverfs; i++)
 		if (memcmp(verfs[i], v, 8) == 0) {
-			fail("verf-new",
-			     "expected a new write verifier after restart %d, got "
-			     "that of instance %d",
-			     nverfs, i);
+			check_fail("verf-new",
+				   "expected a new write verifier after restart %d, got "
+				   "that of instance %d",
+				   nverfs, i);
 			return;
 		}
 	if (nverfs < MAXVERF)
@@ -505,8 +494,8 @@ static int cmd_run(char **argv)
 		/* Same mount root across the restart, and the old handles still work. */
 		do_mount(&root2);
 		if (root2.len != root.len || memcmp(root2.data, root.data, root.len))
-			fail("root-handle", "expected the same root handle after restart %d",
-			     round);
+			check_fail("root-handle", "expected the same root handle after restart %d",
+				   round);
 		if (nfs_connect(&c, nfs_port))
 			nfsc_die("reconnect to nfs port %d: %s", nfs_port, c.err);
 		verify_nfs(&c, &t);
@@ -528,7 +517,7 @@ static int cmd_run(char **argv)
 	       n_sync_writes, n_unstable_writes, n_commits, acked_bytes);
 	if (one_round) {
 		close(journal_fd);
-		return atomic_load(&failures) ? 1 : 0;
+		return check_failures() ? 1 : 0;
 	}
 	printf("verifiers %d distinct\n", nverfs);
 	printf("crash-restart: %d kills, %" PRIu64 " bytes lost (%" PRIu64
@@ -536,7 +525,7 @@ static int cmd_run(char **argv)
 	       ")\n",
 	       kills, all.lost_bytes, all.checked_bytes, all.corrupt_blocks, seed);
 	close(journal_fd);
-	return atomic_load(&failures) || all.lost_bytes ? 1 : 0;
+	return check_failures() || all.lost_bytes ? 1 : 0;
 }
 
 /* Replay the journal into files[], then check EXPORT_DIR. */
@@ -577,7 +566,7 @@ static int cmd_verify(const char *jpath, const char *dir)
 	printf("journal verify: %d files, %" PRIu64 " stable bytes checked, %" PRIu64
 	       " lost, %" PRIu64 " corrupt blocks\n",
 	       nfiles, t.checked_bytes, t.lost_bytes, t.corrupt_blocks);
-	return atomic_load(&failures) || t.lost_bytes ? 1 : 0;
+	return check_failures() || t.lost_bytes ? 1 : 0;
 }
 
 int main(int argc, char **argv)

@@ -3,7 +3,7 @@ INTEG_TOOLS += $(O)/tests/durability/dur_load $(O)/tests/durability/dur_meta \
 	$(O)/tests/durability/dur_trunc
 
 # $(NFSC_OBJS) (tests/module.mk) is the small synchronous libnfs client of tests/lib/.
-$(O)/tests/durability/dur_load: $(O)/tests/durability/dur_load.o $(NFSC_OBJS)
+$(O)/tests/durability/dur_load: $(O)/tests/durability/dur_load.o $(NFSC_OBJS) $(CHECK_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ -lnfs
 
 # dur_trunc: a logged stable write and a size change, for test_log_truncate.sh.

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "hardening/hclient.h"
+#include "lib/check.h"
 
 #define NFS3ERR_IO    5
 #define NFS3ERR_NOSPC 28
@@ -29,20 +30,8 @@
 #define NFS3ERR_STALE 70
 #define CHUNK	      (64 * 1024)
 
-static int checks, failures;
+static int checks;
 static int nfd = -1;
-
-__attribute__((format(printf, 2, 3))) static void fail(const char *name, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("FAIL %s: ", name);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	failures++;
-}
 
 /* Expect NFS status @want from a call that returned @got. */
 static bool expect(const char *name, int want, int got)
@@ -52,7 +41,7 @@ static bool expect(const char *name, int want, int got)
 		printf("ok %s: %s\n", name, hc_nfsstat_name(got));
 		return true;
 	}
-	fail(name, "expected %s got %s", hc_nfsstat_name(want), hc_nfsstat_name(got));
+	check_fail(name, "expected %s got %s", hc_nfsstat_name(want), hc_nfsstat_name(got));
 	return false;
 }
 
@@ -72,7 +61,7 @@ static bool mount_root(const char *path, struct hc_fh *root)
 
 	checks++;
 	if (st != 0) {
-		fail("mnt", "expected MNT3_OK for %s got %d", path, st);
+		check_fail("mnt", "expected MNT3_OK for %s got %d", path, st);
 		return false;
 	}
 	return true;
@@ -158,11 +147,11 @@ static int cmd_stale(const char *path, const char *mode)
 		snprintf(p, sizeof(p), "%s/d", path);
 		rmdir(p);
 		if (rmdir(path) < 0) {
-			fail("rmdir", "expected to remove %s got %s", path, strerror(errno));
+			check_fail("rmdir", "expected to remove %s got %s", path, strerror(errno));
 			return 1;
 		}
 	} else if (rename(path, old) < 0 || mkdir(path, 0755) < 0) {
-		fail("rename", "expected to replace %s got %s", path, strerror(errno));
+		check_fail("rename", "expected to replace %s got %s", path, strerror(errno));
 		return 1;
 	}
 	printf("    export directory %s\n", !strcmp(mode, "rmdir") ? "removed" : "replaced");
@@ -191,14 +180,15 @@ static int cmd_stale(const char *path, const char *mode)
 		st = hc_mnt(path, &nroot);
 		checks++;
 		if (st == 0 || st == -1)
-			fail("mnt-removed",
-			     "expected a clean MNT3ERR status for a removed export "
-			     "got %s",
-			     st == 0 ? "MNT3_OK" : "no reply");
+			check_fail("mnt-removed",
+				   "expected a clean MNT3ERR status for a removed export "
+				   "got %s",
+				   st == 0 ? "MNT3_OK" : "no reply");
 		else
 			printf("ok mnt-removed: mountstat3 %d\n", st);
 		if (mkdir(path, 0755) < 0) {
-			fail("mkdir", "expected to re-create %s got %s", path, strerror(errno));
+			check_fail("mkdir", "expected to re-create %s got %s", path,
+				   strerror(errno));
 			return 1;
 		}
 	}
@@ -206,11 +196,11 @@ static int cmd_stale(const char *path, const char *mode)
 	st = hc_mnt(path, &nroot);
 	checks++;
 	if (st == -1) {
-		fail("mnt-replaced", "expected a MNT reply for the new %s got none", path);
+		check_fail("mnt-replaced", "expected a MNT reply for the new %s got none", path);
 	} else if (st != 0) {
 		printf("ok mnt-replaced: clean error mountstat3 %d\n", st);
 	} else if (nroot.len == root.len && !memcmp(nroot.data, root.data, root.len)) {
-		fail("mnt-replaced", "expected a new root handle got the old one");
+		check_fail("mnt-replaced", "expected a new root handle got the old one");
 	} else {
 		printf("ok mnt-replaced: a new root handle\n");
 		expect("getattr-new-root", 0, hc_getattr(nfd, &nroot));
@@ -269,9 +259,9 @@ int main(int argc, char **argv)
 	else
 		goto usage;
 	close(nfd);
-	printf("faults: %d checks, %d failed\n", checks, failures);
+	printf("faults: %d checks, %d failed\n", checks, check_failures());
 	hc_thread_done();
-	return rc || failures ? 1 : 0;
+	return rc || check_failures() ? 1 : 0;
 usage:
 	fprintf(stderr, "usage: faults nospc|rofs|stale|eio HOST PATH [FILE|rmdir|rename]\n");
 	return 2;

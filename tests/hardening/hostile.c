@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "hardening/hclient.h"
+#include "lib/check.h"
 #include "net/net_int.h"
 
 #define PROBE_DEADLINE_MS 2000
@@ -53,7 +54,7 @@ static pid_t srv_pid;
 static unsigned threads = 2;
 static bool soak, asan;
 static struct hc_fh root_fh, big_fh;
-static int failures, ncases;
+static int ncases;
 static const char *_Atomic cur_case = "start";
 
 static atomic_long peak_rss_kib, case_peak_kib, cur_rss_kib;
@@ -62,18 +63,6 @@ static atomic_long probe_calls, probe_late, probe_max_ms;
 static char probe_err[256];
 
 /* ---- reporting ---- */
-
-__attribute__((format(printf, 2, 3))) static void fail(const char *name, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("FAIL %s: ", name);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	failures++;
-}
 
 static void sleep_ms(long ms)
 {
@@ -292,8 +281,8 @@ static bool fresh_null(const char *name)
 	if (fd >= 0)
 		close(fd);
 	if (st != 0)
-		fail(name, "expected NULL on a new connection to be answered got %s",
-		     fd < 0 ? strerror(errno) : "no reply");
+		check_fail(name, "expected NULL on a new connection to be answered got %s",
+			   fd < 0 ? strerror(errno) : "no reply");
 	return st == 0;
 }
 
@@ -332,7 +321,7 @@ static bool case_truncated_mark(void)
 		uint8_t mark[4] = {0x80, 0};
 
 		if (fd < 0)
-			return fail("truncated-mark", "connect: %s", strerror(errno)), false;
+			return check_fail("truncated-mark", "connect: %s", strerror(errno)), false;
 		rr_send_all(fd, mark, 1 + i % 3);
 		if (i & 1)
 			close_rst(fd);
@@ -351,7 +340,8 @@ static bool case_truncated_record(void)
 		int fd = hc_connect_nfs();
 
 		if (fd < 0)
-			return fail("truncated-record", "connect: %s", strerror(errno)), false;
+			return check_fail("truncated-record", "connect: %s", strerror(errno)),
+			       false;
 		xdr_put_u32(buf, 0x80000000u | 1000);
 		rr_send_all(fd, buf, 4 + (size_t)(i * 37) % 1000);
 		if (i & 1)
@@ -376,8 +366,8 @@ static bool case_oversized_mark(void)
 		xdr_put_u32(buf, marks[i]);
 		send_some(fd, buf, sizeof(buf), 1000);
 		if (!wait_closed(fd, 5000)) {
-			fail("oversized-mark", "expected the server to close after mark 0x%08x",
-			     marks[i]);
+			check_fail("oversized-mark",
+				   "expected the server to close after mark 0x%08x", marks[i]);
 			good = false;
 		}
 		close(fd);
@@ -402,8 +392,8 @@ static bool case_oversized_fragments(void)
 	close(fd);
 	free(buf);
 	if (!closed)
-		fail("oversized-fragments", "expected a close after %zu fragments of %zu bytes", n,
-		     flen);
+		check_fail("oversized-fragments",
+			   "expected a close after %zu fragments of %zu bytes", n, flen);
 	return closed;
 }
 
@@ -423,8 +413,8 @@ static bool case_empty_fragments(void)
 	close(fd);
 	free(buf);
 	if (!good)
-		fail("empty-fragments", "expected NULL after %zu empty fragments to be answered",
-		     n);
+		check_fail("empty-fragments",
+			   "expected NULL after %zu empty fragments to be answered", n);
 	return good;
 }
 
@@ -444,7 +434,7 @@ static bool case_endless_fragments(void)
 	for (unsigned i = 0; i < n; i++) {
 		fds[i] = conn_nb();
 		if (fds[i] < 0) {
-			fail("endless-fragments", "connect %u: %s", i, strerror(errno));
+			check_fail("endless-fragments", "connect %u: %s", i, strerror(errno));
 			good = false;
 			break;
 		}
@@ -504,14 +494,14 @@ static bool case_lying_long(void)
 	xdr_put_u32(rec, 0x80000000u | (uint32_t)(len - 4 + 64));
 	rr_send_all(fd, rec, len);
 	if (rr_wait_readable(fd, rr_now_ms() + 300)) {
-		fail("lying-long", "expected no reply before the announced bytes arrived");
+		check_fail("lying-long", "expected no reply before the announced bytes arrived");
 		good = false;
 	}
 	memset(rec, 0x5a, 64);
 	rr_send_all(fd, rec, 64);
 	/* A NULL call with trailing bytes: answered (NULL ignores its args) or refused. */
 	if (!expect_xid(fd, xid, 5000, &r)) {
-		fail("lying-long", "expected a reply to the completed record");
+		check_fail("lying-long", "expected a reply to the completed record");
 		good = false;
 	}
 	close(fd);
@@ -541,8 +531,8 @@ static bool case_garbage_after_header(void)
 		xdr_put_u32(buf, 0x80000000u | (uint32_t)o.len);
 		rr_send_all(fd, buf, o.len + 4);
 		if (!expect_xid(fd, xid, 5000, &r)) {
-			fail("garbage-after-header",
-			     "expected a reply to proc %d with garbage args", i % 22);
+			check_fail("garbage-after-header",
+				   "expected a reply to proc %d with garbage args", i % 22);
 			good = false;
 			break;
 		}
@@ -552,7 +542,8 @@ static bool case_garbage_after_header(void)
 
 		rr_send_all(fd, rec, len);
 		if (!expect_xid(fd, xid, 5000, &r)) {
-			fail("garbage-after-header", "expected NULL after the garbage answered");
+			check_fail("garbage-after-header",
+				   "expected NULL after the garbage answered");
 			good = false;
 		}
 	}
@@ -584,7 +575,7 @@ static bool case_random_records(void)
 		o.len += len;
 		xdr_put_u32(buf, 0x80000000u | (uint32_t)o.len);
 		if (!send_some(fd, buf, o.len + 4, 5000)) {
-			fail("random-records", "expected the server to take record %u", i);
+			check_fail("random-records", "expected the server to take record %u", i);
 			good = false;
 		}
 		/* drain replies so that back-pressure never stops us */
@@ -597,7 +588,8 @@ static bool case_random_records(void)
 
 		rr_send_all(fd, rec, len);
 		if (!expect_xid(fd, xid, 10000, &r)) {
-			fail("random-records", "expected NULL after %u random records answered", n);
+			check_fail("random-records",
+				   "expected NULL after %u random records answered", n);
 			good = false;
 		}
 	}
@@ -621,7 +613,7 @@ static bool case_byte_by_byte(void)
 	}
 	good = expect_xid(fd, xid, 5000, &r);
 	if (!good)
-		fail("byte-by-byte", "expected NULL sent byte by byte to be answered");
+		check_fail("byte-by-byte", "expected NULL sent byte by byte to be answered");
 	close(fd);
 	return good;
 }
@@ -661,8 +653,8 @@ static bool case_idle_connections(void)
 	case_budget(n, 0, 0);
 	fds = open_many(n, &got, true);
 	if (got < n) {
-		fail("idle-connections", "expected %u connections got %u (%s)", n, got,
-		     strerror(errno));
+		check_fail("idle-connections", "expected %u connections got %u (%s)", n, got,
+			   strerror(errno));
 		good = false;
 	}
 	sleep_ms(soak ? 10000 : 2000);
@@ -675,8 +667,8 @@ static bool case_idle_connections(void)
 		close(fds[i]);
 		fds[i] = hc_connect_nfs();
 		if (fds[i] < 0 || hc_null(fds[i]) != 0) {
-			fail("idle-connections", "expected NULL answered with %u connections open",
-			     got);
+			check_fail("idle-connections",
+				   "expected NULL answered with %u connections open", got);
 			good = false;
 		}
 	}
@@ -703,7 +695,8 @@ static bool case_connection_limit(void)
 	}
 	printf("    %u connections opened, %u refused by the server\n", got, closed);
 	if (closed == 0) {
-		fail("connection-limit", "expected connections over %u to be refused", CONN_LIMIT);
+		check_fail("connection-limit", "expected connections over %u to be refused",
+			   CONN_LIMIT);
 		good = false;
 	}
 	close_many(fds, got);
@@ -777,7 +770,8 @@ static bool no_read(const char *name, int kind, unsigned nconn)
 		answered++;
 	}
 	if (answered < sent[0]) {
-		fail(name, "expected %u replies once the client read got %u", sent[0], answered);
+		check_fail(name, "expected %u replies once the client read got %u", sent[0],
+			   answered);
 		good = false;
 	}
 	for (unsigned i = 0; i < nconn; i++) {
@@ -873,7 +867,7 @@ static bool setup_files(const char *path)
 
 	st = hc_mnt(path, &root_fh);
 	if (st != 0) {
-		fail("setup", "expected MNT %s to give MNT3_OK got %d", path, st);
+		check_fail("setup", "expected MNT %s to give MNT3_OK got %d", path, st);
 		return false;
 	}
 	fd = hc_connect_nfs();
@@ -884,8 +878,8 @@ static bool setup_files(const char *path)
 	if (fd >= 0)
 		close(fd);
 	if (st != 0) {
-		fail("setup", "expected CREATE and WRITE of hostile.big to succeed got %s",
-		     hc_nfsstat_name(st));
+		check_fail("setup", "expected CREATE and WRITE of hostile.big to succeed got %s",
+			   hc_nfsstat_name(st));
 		return false;
 	}
 	return true;
@@ -893,7 +887,7 @@ static bool setup_files(const char *path)
 
 static void run_case(const struct hcase *c)
 {
-	int before = failures;
+	int before = check_failures();
 	long late_before = atomic_load(&probe_late);
 	bool good;
 	long t0 = rr_now_ms();
@@ -903,16 +897,16 @@ static void run_case(const struct hcase *c)
 	good = c->fn();
 	ncases++;
 	if (atomic_load(&srv_dead)) {
-		fail(c->name, "expected the server to survive got it dead");
+		check_fail(c->name, "expected the server to survive got it dead");
 		return;
 	}
 	good = fresh_null(c->name) && good;
 	if (atomic_load(&probe_late) != late_before) {
-		fail(c->name, "expected the probe answered within %d ms: %s", PROBE_DEADLINE_MS,
-		     probe_err);
+		check_fail(c->name, "expected the probe answered within %d ms: %s",
+			   PROBE_DEADLINE_MS, probe_err);
 		good = false;
 	}
-	if (good && failures == before)
+	if (good && check_failures() == before)
 		printf("ok %s (%ld ms, peak RSS %.1f MiB)\n", c->name, rr_now_ms() - t0,
 		       atomic_load(&case_peak_kib) / 1024.0);
 }
@@ -976,17 +970,17 @@ int main(int argc, char **argv)
 	       atomic_load(&probe_calls), atomic_load(&probe_max_ms), atomic_load(&probe_late),
 	       PROBE_DEADLINE_MS);
 	if (atomic_load(&peak_rss_kib) / 1024.0 > bound_mib())
-		fail("memory-bound", "expected peak RSS under %.1f MiB got %.1f MiB", bound_mib(),
-		     atomic_load(&peak_rss_kib) / 1024.0);
+		check_fail("memory-bound", "expected peak RSS under %.1f MiB got %.1f MiB",
+			   bound_mib(), atomic_load(&peak_rss_kib) / 1024.0);
 	else
 		printf("ok memory-bound (peak %.1f MiB <= bound %.1f MiB)\n",
 		       atomic_load(&peak_rss_kib) / 1024.0, bound_mib());
 	printf("hostile: %d cases, server %s\n", ncases, dead ? "DEAD" : "up");
 	printf("peak RSS under load: %.1f MiB (bound %.1f MiB)\n",
 	       atomic_load(&peak_rss_kib) / 1024.0, bound_mib());
-	printf("%s: %d failed\n", failures || dead ? "FAILED" : "PASSED", failures);
+	printf("%s: %d failed\n", check_failures() || dead ? "FAILED" : "PASSED", check_failures());
 	hc_thread_done();
-	return failures || dead ? 1 : 0;
+	return check_failures() || dead ? 1 : 0;
 usage:
 	fprintf(stderr, "usage: hostile [-s] [-a] [-t THREADS] HOST EXPORT-PATH SERVER-PID\n");
 	return 2;

@@ -3,11 +3,11 @@ INTEG_TOOLS += $(O)/tests/hardening/hostile $(O)/tests/hardening/faults \
 	$(O)/tests/hardening/faildisk
 
 # $(LIB) is not yet defined when this file is read, hence the literal path.
-$(O)/tests/hardening/hostile: $(O)/tests/hardening/hostile.o $(O)/tests/hardening/hclient.o $(RAWRPC_OBJS) \
+$(O)/tests/hardening/hostile: $(O)/tests/hardening/hostile.o $(O)/tests/hardening/hclient.o $(RAWRPC_OBJS) $(CHECK_OBJS) \
 		$(O)/libshoal.a
 	$(CC) $(LDFLAGS) -o $@ $^
 
-$(O)/tests/hardening/faults: $(O)/tests/hardening/faults.o $(O)/tests/hardening/hclient.o $(RAWRPC_OBJS) \
+$(O)/tests/hardening/faults: $(O)/tests/hardening/faults.o $(O)/tests/hardening/hclient.o $(RAWRPC_OBJS) $(CHECK_OBJS) \
 		$(O)/libshoal.a
 	$(CC) $(LDFLAGS) -o $@ $^
 

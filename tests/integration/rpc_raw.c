@@ -25,6 +25,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "lib/check.h"
 #include "lib/rawrpc.h"
 #include "xdr/xdr.h"
 
@@ -39,27 +40,9 @@ struct reply {
 	size_t rawlen;
 };
 
-static int failures;
 static const char *host;
 static int nfs_port = 2049, mount_port = 20048, timeout_ms = 30000;
 static uint32_t next_xid;
-
-static void ok(const char *name)
-{
-	printf("ok %s\n", name);
-}
-
-__attribute__((format(printf, 2, 3))) static void fail(const char *name, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("FAIL %s: ", name);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	failures++;
-}
 
 /* A socket connected to HOST at @port, or the end of the run. */
 static int sock_open(int type, int port)
@@ -110,16 +93,18 @@ static bool rpc_call(int fd, const char *name, const uint8_t *msg, size_t len, s
 	int rc;
 
 	if (!send_record(fd, msg, len, split)) {
-		fail(name, "expected to send the call got %s", strerror(errno));
+		check_fail(name, "expected to send the call got %s", strerror(errno));
 		return false;
 	}
 	rc = recv_record(fd, r);
 	if (rc) {
-		fail(name, "expected a reply got %s", rc > 0 ? "connection closed" : "timeout");
+		check_fail(name, "expected a reply got %s",
+			   rc > 0 ? "connection closed" : "timeout");
 		return false;
 	}
 	if (!parse_reply(r) || r->h.xid != xdr_get_u32(msg)) {
-		fail(name, "expected a well-formed reply with our xid got %zu bytes", r->rawlen);
+		check_fail(name, "expected a well-formed reply with our xid got %zu bytes",
+			   r->rawlen);
 		return false;
 	}
 	return true;
@@ -131,12 +116,13 @@ static void expect_accept(const char *name, const struct reply *r, uint32_t code
 					    "PROC_UNAVAIL", "GARBAGE_ARGS", "SYSTEM_ERR"};
 
 	if (r->h.stat == 0 && r->h.code == code)
-		ok(name);
+		check_ok(name);
 	else if (r->h.stat == 0)
-		fail(name, "expected MSG_ACCEPTED %s got accept_stat %u", names[code], r->h.code);
+		check_fail(name, "expected MSG_ACCEPTED %s got accept_stat %u", names[code],
+			   r->h.code);
 	else
-		fail(name, "expected MSG_ACCEPTED %s got MSG_DENIED reject_stat %u", names[code],
-		     r->h.code);
+		check_fail(name, "expected MSG_ACCEPTED %s got MSG_DENIED reject_stat %u",
+			   names[code], r->h.code);
 }
 
 /* ---- malformed ---- */
@@ -169,12 +155,12 @@ static void check_rejections(int fd, struct reply *r)
 
 	simple(fd, "rpc-version-3", 3, NFS_PROG, 3, 0, 1, NULL, 0, r);
 	if (r->h.stat == 1 && r->h.code == 0 && r->h.lo == 2 && r->h.hi == 2)
-		ok("rpc-version-3");
+		check_ok("rpc-version-3");
 	else if (r->h.stat != 99)
-		fail("rpc-version-3",
-		     "expected MSG_DENIED RPC_MISMATCH 2..2 got stat %u code %u "
-		     "%u..%u",
-		     r->h.stat, r->h.code, r->h.lo, r->h.hi);
+		check_fail("rpc-version-3",
+			   "expected MSG_DENIED RPC_MISMATCH 2..2 got stat %u code %u "
+			   "%u..%u",
+			   r->h.stat, r->h.code, r->h.lo, r->h.hi);
 
 	simple(fd, "unknown-program", 2, 400123, 1, 0, 1, NULL, 0, r);
 	expect_accept("unknown-program", r, 1);
@@ -185,10 +171,10 @@ static void check_rejections(int fd, struct reply *r)
 		snprintf(name, sizeof(name), "nfs-version-%u", v);
 		simple(fd, name, 2, NFS_PROG, v, 0, 1, NULL, 0, r);
 		if (r->h.stat == 0 && r->h.code == 2 && r->h.lo == 3 && r->h.hi == 3)
-			ok(name);
+			check_ok(name);
 		else if (r->h.stat != 99)
-			fail(name, "expected PROG_MISMATCH 3..3 got stat %u code %u %u..%u",
-			     r->h.stat, r->h.code, r->h.lo, r->h.hi);
+			check_fail(name, "expected PROG_MISMATCH 3..3 got stat %u code %u %u..%u",
+				   r->h.stat, r->h.code, r->h.lo, r->h.hi);
 	}
 
 	simple(fd, "proc-99", 2, NFS_PROG, 3, 99, 1, NULL, 0, r);
@@ -209,12 +195,12 @@ static void check_rejections(int fd, struct reply *r)
 	simple(fd, "getattr-empty-handle", 2, NFS_PROG, 3, 1, 1, args, a.len, r);
 	if ((r->h.stat == 0 && r->h.code == 4) ||
 	    (r->h.stat == 0 && r->h.code == 0 && r->h.nfsstat == 10001))
-		ok("getattr-empty-handle");
+		check_ok("getattr-empty-handle");
 	else if (r->h.stat != 99)
-		fail("getattr-empty-handle",
-		     "expected GARBAGE_ARGS or NFS3ERR_BADHANDLE got stat "
-		     "%u code %u nfsstat %u",
-		     r->h.stat, r->h.code, r->h.nfsstat);
+		check_fail("getattr-empty-handle",
+			   "expected GARBAGE_ARGS or NFS3ERR_BADHANDLE got stat "
+			   "%u code %u nfsstat %u",
+			   r->h.stat, r->h.code, r->h.nfsstat);
 
 	xdr_out_init(&a, args, sizeof(args));
 	memset(big, 0xab, sizeof(big));
@@ -222,19 +208,19 @@ static void check_rejections(int fd, struct reply *r)
 	simple(fd, "getattr-65-byte-handle", 2, NFS_PROG, 3, 1, 1, args, a.len, r);
 	if ((r->h.stat == 0 && r->h.code == 4) ||
 	    (r->h.stat == 0 && r->h.code == 0 && r->h.nfsstat == 10001))
-		ok("getattr-65-byte-handle");
+		check_ok("getattr-65-byte-handle");
 	else if (r->h.stat != 99)
-		fail("getattr-65-byte-handle",
-		     "expected GARBAGE_ARGS or NFS3ERR_BADHANDLE got "
-		     "stat %u code %u nfsstat %u",
-		     r->h.stat, r->h.code, r->h.nfsstat);
+		check_fail("getattr-65-byte-handle",
+			   "expected GARBAGE_ARGS or NFS3ERR_BADHANDLE got "
+			   "stat %u code %u nfsstat %u",
+			   r->h.stat, r->h.code, r->h.nfsstat);
 
 	simple(fd, "auth-flavor-6", 2, NFS_PROG, 3, 0, 6, NULL, 0, r);
 	if (r->h.stat == 1 && r->h.code == 1)
-		ok("auth-flavor-6");
+		check_ok("auth-flavor-6");
 	else if (r->h.stat != 99)
-		fail("auth-flavor-6", "expected MSG_DENIED AUTH_ERROR got stat %u code %u",
-		     r->h.stat, r->h.code);
+		check_fail("auth-flavor-6", "expected MSG_DENIED AUTH_ERROR got stat %u code %u",
+			   r->h.stat, r->h.code);
 
 	simple(fd, "null-after-errors", 2, NFS_PROG, 3, 0, 1, NULL, 0, r);
 	expect_accept("null-after-errors", r, 0);
@@ -255,7 +241,7 @@ static void udp_call(const char *name, int port, uint32_t prog, uint32_t proc, u
 	    !rr_wait_readable(fd, rr_now_ms() + timeout_ms) ||
 	    (r->rawlen = (size_t)recv(fd, r->raw, sizeof(r->raw), 0)) == (size_t)-1 ||
 	    !parse_reply(r) || r->h.xid != next_xid)
-		fail(name, "expected a reply over UDP from %s port %d", host, port);
+		check_fail(name, "expected a reply over UDP from %s port %d", host, port);
 	else
 		expect_accept(name, r, want);
 	close(fd);
@@ -290,11 +276,11 @@ static void check_framing(struct reply *r)
 		memcpy(two + i * (len + 4) + 4, buf, len);
 	}
 	if (!rr_send_all(fd, two, 2 * (len + 4)))
-		fail("pipelined-calls", "expected to send got %s", strerror(errno));
+		check_fail("pipelined-calls", "expected to send got %s", strerror(errno));
 	else if (recv_record(fd, r) || !parse_reply(r) || recv_record(fd, r) || !parse_reply(r))
-		fail("pipelined-calls", "expected two replies to two calls in one segment");
+		check_fail("pipelined-calls", "expected two replies to two calls in one segment");
 	else
-		ok("pipelined-calls");
+		check_ok("pipelined-calls");
 	close(fd);
 
 	check_udp(r);
@@ -329,12 +315,12 @@ static void check_oversized(struct reply *r)
 		closed = n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN);
 	}
 	if (closed)
-		ok("oversized-record-closed");
+		check_ok("oversized-record-closed");
 	else
-		fail("oversized-record-closed",
-		     "expected the server to close a connection whose "
-		     "record mark claims 100 MiB within %d ms",
-		     timeout_ms);
+		check_fail("oversized-record-closed",
+			   "expected the server to close a connection whose "
+			   "record mark claims 100 MiB within %d ms",
+			   timeout_ms);
 	close(fd);
 
 	fd = sock_open(SOCK_STREAM, nfs_port);
@@ -392,8 +378,8 @@ static bool raw_mount(const char *path, uint8_t *fhbuf, struct xdr_view *fh, str
 		fh->len = v.len;
 		good = true;
 	} else {
-		fail("mnt", "expected MNT3_OK for %s got stat %u code %u status %u", path,
-		     r->h.stat, r->h.code, r->h.nfsstat);
+		check_fail("mnt", "expected MNT3_OK for %s got stat %u code %u status %u", path,
+			   r->h.stat, r->h.code, r->h.nfsstat);
 	}
 	close(fd);
 	return good;
@@ -406,15 +392,15 @@ static void retransmit(int fd1, int fd2, const char *name, const uint8_t *msg, s
 	if (!rpc_call(fd1, name, msg, len, r1, false) || !rpc_call(fd2, name, msg, len, r2, false))
 		return;
 	if (r1->h.stat != 0 || r1->h.code != 0 || r1->h.nfsstat != 0)
-		fail(name, "expected the first reply NFS3_OK got stat %u code %u status %u",
-		     r1->h.stat, r1->h.code, r1->h.nfsstat);
+		check_fail(name, "expected the first reply NFS3_OK got stat %u code %u status %u",
+			   r1->h.stat, r1->h.code, r1->h.nfsstat);
 	else if (r2->rawlen != r1->rawlen || memcmp(r1->raw, r2->raw, r1->rawlen))
-		fail(name,
-		     "expected a byte-identical cached reply got %zu vs %zu bytes, status "
-		     "%u then %u",
-		     r1->rawlen, r2->rawlen, r1->h.nfsstat, r2->h.nfsstat);
+		check_fail(name,
+			   "expected a byte-identical cached reply got %zu vs %zu bytes, status "
+			   "%u then %u",
+			   r1->rawlen, r2->rawlen, r1->h.nfsstat, r2->h.nfsstat);
 	else
-		ok(name);
+		check_ok(name);
 }
 
 static void expect_status(int fd, const char *name, const uint8_t *msg, size_t len, uint32_t want,
@@ -423,10 +409,10 @@ static void expect_status(int fd, const char *name, const uint8_t *msg, size_t l
 	if (!rpc_call(fd, name, msg, len, r, false))
 		return;
 	if (r->h.stat == 0 && r->h.code == 0 && r->h.nfsstat == want)
-		ok(name);
+		check_ok(name);
 	else
-		fail(name, "expected NFS status %u got stat %u code %u status %u", want, r->h.stat,
-		     r->h.code, r->h.nfsstat);
+		check_fail(name, "expected NFS status %u got stat %u code %u status %u", want,
+			   r->h.stat, r->h.code, r->h.nfsstat);
 }
 
 static int cmd_drc(const char *path)
@@ -470,8 +456,7 @@ static int cmd_drc(const char *path)
 	retransmit(fd, fd2, "drc-remove-reconnect", msg, len, &r1, &r2);
 	close(fd2);
 	close(fd);
-	printf("%s: %d failed\n", failures ? "FAILED" : "PASSED", failures);
-	return failures ? 1 : 0;
+	return check_summary();
 }
 
 static int cmd_malformed(void)
@@ -483,8 +468,7 @@ static int cmd_malformed(void)
 	close(fd);
 	check_framing(&r);
 	check_oversized(&r);
-	printf("%s: %d failed\n", failures ? "FAILED" : "PASSED", failures);
-	return failures ? 1 : 0;
+	return check_summary();
 }
 
 int main(int argc, char **argv)
@@ -512,8 +496,7 @@ int main(int argc, char **argv)
 
 		host = argv[2];
 		check_udp(&r);
-		printf("%s: %d failed\n", failures ? "FAILED" : "PASSED", failures);
-		return failures ? 1 : 0;
+		return check_summary();
 	}
 	fprintf(stderr,
 		"usage: rpc_raw malformed HOST | rpc_raw drc HOST PATH | rpc_raw udp HOST\n");
