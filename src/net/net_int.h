@@ -24,17 +24,22 @@
 #include "net/recmark.h"
 #include "rpc/rpc_int.h"
 
-#define NET_MAX_RECORD	  (1024 * 1024 + 64 * 1024)
-#define NET_REQ_RBUF	  8192	      /* inline receive buffer of a request */
-#define NET_REPLY_BUF	  (64 * 1024) /* inline reply buffer */
-#define NET_CONN_RBUF	  (64 * 1024) /* per-connection receive buffer */
-#define NET_DIRECT_MIN	  (16 * 1024) /* receive fragment rests this big straight into the request */
-#define NET_MAX_INFLIGHT  128	      /* calls in progress per connection */
-#define NET_MAX_QUEUED	  (4u << 20)  /* queued reply bytes per connection */
-#define NET_MAX_BLOCKING  8	      /* calls per connection in the blocking pool */
-#define NET_UDP_INFLIGHT  1024	      /* UDP calls in progress per loop */
-#define NET_POOL_KEEP	  256	      /* free requests kept per loop */
-#define NET_BIG_KEEP	  4	      /* large receive buffers kept per loop */
+#define NET_MAX_RECORD	 (1024 * 1024 + 64 * 1024)
+#define NET_REQ_RBUF	 8192	     /* inline receive buffer of a request */
+#define NET_REPLY_BUF	 (64 * 1024) /* inline reply buffer */
+#define NET_CONN_RBUF	 (64 * 1024) /* per-connection receive buffer */
+#define NET_DIRECT_MIN	 (16 * 1024) /* receive fragment rests this big straight into the request */
+#define NET_MAX_INFLIGHT 128	     /* calls in progress per connection */
+#define NET_MAX_QUEUED	 (4u << 20)  /* queued reply bytes per connection */
+/* Calls per connection in the blocking pool. At this many the connection stops reading,
+ * cheap calls too: one connection (as a kernel client uses) with 64 calls in flight
+ * over a journaled ext4 at 16,000 ops/s saw GETATTRs at 3.4 ms with 8, 0.77 ms with 16
+ * and 0.61 ms with 32. Each may hold a record (NET_MAX_RECORD): 16 of them are 17 MiB
+ * that one connection can pin. */
+#define NET_MAX_BLOCKING  16
+#define NET_UDP_INFLIGHT  1024 /* UDP calls in progress per loop */
+#define NET_POOL_KEEP	  256  /* free requests kept per loop */
+#define NET_BIG_KEEP	  4    /* large receive buffers kept per loop */
 #define NET_MAX_LISTENERS 16
 #define NET_REPLY_IOV	  (2 * XDR_OUT_MAXSEG + 2)
 
