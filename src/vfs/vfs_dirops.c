@@ -405,6 +405,8 @@ int vfs_rename(const struct vfs_ctx *ctx, struct vfs_node *from_dir, const char 
 	err = from_dir->ve->be->rename(from_dir->fd, from_name, to_dir->fd, to_name);
 	if (fd >= 0)
 		victim_close(to_dir, fd, &fh);
+	/* The new name first: a power cut between the two syncs then leaves the object with
+	 * both names (fsck counts the links) rather than with none. */
 	if (!err)
 		err = vfs_node_sync(to_dir);
 	if (!err && to_dir != from_dir)

@@ -4,7 +4,7 @@
  * is journaled, and a verifier that finds any acknowledged change the server lost.
  *
  *   dur_meta run HOST EXPORT JOURNAL SEED
- *   dur_meta verify JOURNAL DIR
+ *   dur_meta verify JOURNAL DIR [--no-journal]
  *
  * "run" mounts EXPORT and, on one connection and one call at a time, changes the
  * namespace below it: directories a few levels deep, files, symbolic and hard links, new
@@ -21,10 +21,13 @@
  * DIR (the export as the disk kept it) with it: every name, its type, its mode (not for
  * symbolic links, whose mode Linux fixes) and a symbolic link's target. The last op,
  * issued but not acknowledged, may or may not have happened: DIR may match either
- * namespace. It prints what it checked and each mismatch, naming the op that made what
- * is missing or different, and exits 0 only if there is none. DIR is expected to be a
- * copy (debugfs rdump), which does not keep link counts: a hard link shows as one more
- * name with its inode's mode, and that is what is checked.
+ * namespace. With --no-journal (DIR's file system had none) an unacknowledged RENAME of
+ * a file or symbolic link to another directory may also have left both names: the
+ * server syncs the new directory first, and nothing else orders the two writes. It
+ * prints what it checked and each mismatch, naming the op that made what is missing or
+ * different, and exits 0 only if there is none. DIR is expected to be a copy (debugfs
+ * rdump), which does not keep link counts: a hard link shows as one more name with its
+ * inode's mode, and that is what is checked.
  *
  * Ports come from SHOAL_NFS_PORT and SHOAL_MOUNT_PORT; calls wait SHOAL_RPC_TIMEOUT s.
  */
@@ -317,6 +320,38 @@ static const char *m_apply(struct model *m, const struct op *o, int *made)
 		return NULL;
 	}
 	return "unknown op";
+}
+
+/*
+ * Apply to @m what an unacknowledged RENAME @o of a file or symbolic link to another
+ * directory may have left on a file system without a journal: the new name (replacing a
+ * file that had it) with the old name still there. The server syncs the new directory
+ * before the old one, so that a power cut between the two syncs leaves the object with
+ * two names rather than none, and without a journal nothing makes the two one write.
+ * NULL, or why @o is no such rename.
+ */
+static const char *m_apply_split_rename(struct model *m, const struct op *o)
+{
+	char last[NAMELEN], tlast[NAMELEN];
+	int dir, d, tdir, td, node;
+
+	if (o->kind != OP_RENAME)
+		return "no rename";
+	dir = m_parent(m, o->a, last);
+	d = dir < 0 ? -1 : m_lookup(m, dir, last);
+	tdir = m_parent(m, o->b, tlast);
+	if (d < 0 || tdir < 0 || tdir == dir)
+		return "no rename to another directory";
+	node = m->dents[d].node;
+	if (m->nodes[node].type == 'd')
+		return "a directory's rename";
+	td = m_lookup(m, tdir, tlast);
+	if (td >= 0) {
+		if (m->nodes[m->dents[td].node].type == 'd' || m->dents[td].node == node)
+			return "target is a directory or the same file";
+		m_unlink(m, td);
+	}
+	return m_new_dent(m, tdir, tlast, node, o->seq) < 0 ? "model full" : NULL;
 }
 
 /* ---- the journal ---- */
@@ -860,14 +895,24 @@ static int compare(const struct entry *want, size_t nw, const struct entry *got,
 	return diffs;
 }
 
-static int cmd_verify(const char *jpath, const char *dir)
+static int cmd_verify(const char *jpath, const char *dir, bool no_journal)
 {
-	static struct model acked_m, maybe_m;
+	static struct model acked_m, alt_m;
 	uint64_t n_acked = 0, per_kind[OP_N] = {0};
 	struct op pending = {0};
-	bool have_pending = false, maybe_ok = false;
-	struct entry *want, *maybe = NULL, *got = entries_new(MAXDENTS * 2);
-	size_t nw, nm = 0, ng = 0;
+	bool have_pending = false;
+	/* What DIR may hold instead of the acknowledged namespace if the last op was not
+	 * acknowledged. */
+	struct {
+		const char *what;
+		struct entry *e;
+		size_t n;
+	} alt[2] = {{.what = "the unacknowledged op happened"},
+		    {.what = "the unacknowledged rename left both names, as a power cut between "
+			     "its two directory syncs does without a journal"}};
+	const char *matched = NULL;
+	struct entry *want, *got = entries_new(MAXDENTS * 2);
+	size_t nw, ng = 0;
 	char line[2 * PATHLEN + 64], text[2 * PATHLEN + 32];
 	FILE *j = fopen(jpath, "r");
 	int made, diffs;
@@ -919,9 +964,12 @@ static int cmd_verify(const char *jpath, const char *dir)
 	printf("); %zu names expected\n", nw);
 	if (have_pending) {
 		op_text(&pending, text, sizeof(text));
-		maybe_m = acked_m;
-		if (m_apply(&maybe_m, &pending, &made) == NULL)
-			nm = model_entries(&maybe_m, &maybe);
+		alt_m = acked_m;
+		if (m_apply(&alt_m, &pending, &made) == NULL)
+			alt[0].n = model_entries(&alt_m, &alt[0].e);
+		alt_m = acked_m;
+		if (no_journal && m_apply_split_rename(&alt_m, &pending) == NULL)
+			alt[1].n = model_entries(&alt_m, &alt[1].e);
 		printf("meta verify: op %" PRIu64 " (%s) was issued, not acknowledged: it may or "
 		       "may not have happened\n",
 		       pending.seq, text);
@@ -929,16 +977,19 @@ static int cmd_verify(const char *jpath, const char *dir)
 	scanned = scan_dir(dir, "", got, MAXDENTS * 2, &ng);
 	qsort(got, ng, sizeof(*got), entry_cmp);
 	diffs = compare(want, nw, got, ng, false);
-	if (diffs && maybe)
-		maybe_ok = compare(maybe, nm, got, ng, false) == 0;
-	if (diffs && !maybe_ok)
+	for (int i = 0; diffs && !matched && i < 2; i++)
+		if (alt[i].e && compare(alt[i].e, alt[i].n, got, ng, false) == 0)
+			matched = alt[i].what;
+	if (diffs && !matched)
 		compare(want, nw, got, ng, true);
-	printf("meta verify: %zu names found in %s, %d mismatches%s\n", ng, dir,
-	       maybe_ok ? 0 : diffs, maybe_ok ? " (the unacknowledged op happened)" : "");
+	printf("meta verify: %zu names found in %s, %d mismatches%s%s%s\n", ng, dir,
+	       matched ? 0 : diffs, matched ? " (" : "", matched ? matched : "",
+	       matched ? ")" : "");
 	free(want);
-	free(maybe);
+	free(alt[0].e);
+	free(alt[1].e);
 	free(got);
-	return scanned && (diffs == 0 || maybe_ok) ? 0 : 1;
+	return scanned && (diffs == 0 || matched) ? 0 : 1;
 }
 
 int main(int argc, char **argv)
@@ -952,9 +1003,10 @@ int main(int argc, char **argv)
 	rpc_timeout = env.timeout_s;
 	if (argc == 6 && strcmp(argv[1], "run") == 0)
 		return cmd_run(argv + 2);
-	if (argc == 4 && strcmp(argv[1], "verify") == 0)
-		return cmd_verify(argv[2], argv[3]);
+	if ((argc == 4 || (argc == 5 && strcmp(argv[4], "--no-journal") == 0)) &&
+	    strcmp(argv[1], "verify") == 0)
+		return cmd_verify(argv[2], argv[3], argc == 5);
 	fprintf(stderr, "usage: dur_meta run HOST EXPORT JOURNAL SEED\n"
-			"       dur_meta verify JOURNAL DIR\n");
+			"       dur_meta verify JOURNAL DIR [--no-journal]\n");
 	return 2;
 }

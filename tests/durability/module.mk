@@ -15,7 +15,8 @@ $(O)/tests/durability/dur_meta: $(O)/tests/durability/dur_meta.o $(NFSC_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ -lnfs
 
 .PHONY: check-durability soak-durability
-check-durability: $(O)/shoal-server $(O)/tests/durability/dur_load $(O)/tests/durability/dur_trunc
+check-durability: $(O)/shoal-server $(O)/tests/durability/dur_load $(O)/tests/durability/dur_trunc \
+	$(O)/tests/durability/dur_meta
 	$(SUITE) "durability ($(BUILD))" sh tests/durability/suite.sh tests/durability $(O) $(if $(filter 1,$(SOAK)),soak,short)
 
 soak-durability: $(O)/shoal-server $(O)/tests/durability/dur_load
