@@ -47,6 +47,8 @@ int net_server_new(const struct net_opts *opts, struct net_server **out)
 	if (!s->opts.max_connections)
 		s->opts.max_connections = NET_DEF_MAXCONN;
 	atomic_init(&s->nconns, 0);
+	s->big_cap = net_mem_cap(s->opts.max_call_mib);
+	atomic_init(&s->bigs_held, 0);
 	for (unsigned i = 0; i < RPC_NPOOLS; i++) {
 		pthread_mutex_init(&s->pools[i].lock, NULL);
 		pthread_cond_init(&s->pools[i].cond, NULL);
@@ -276,6 +278,7 @@ void net_server_counters(struct net_server *s, struct net_counters *c)
 	for (unsigned i = 0; i < s->nloops; i++) {
 		c->oversized += atomic_load_explicit(&s->loops[i].oversized, memory_order_relaxed);
 		c->refused += atomic_load_explicit(&s->loops[i].refused, memory_order_relaxed);
+		c->mem_waits += atomic_load_explicit(&s->loops[i].mem_waits, memory_order_relaxed);
 	}
 	c->connections = atomic_load(&s->nconns);
 }

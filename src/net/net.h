@@ -15,6 +15,10 @@ struct net_opts {
 	unsigned threads;	   /* event-loop threads; 0 = one per CPU */
 	unsigned blocking_threads; /* threads of each blocking pool; 0 = default (32) */
 	unsigned max_connections;  /* 0 = default (4096) */
+	/* MiB that calls over 8 KiB may hold at once, being received or served, over all
+	 * connections (a connection whose call needs more waits); 0 = default (an eighth
+	 * of RAM, 64 MiB to 4 GiB). */
+	unsigned max_call_mib;
 };
 
 struct net_server;
@@ -46,6 +50,7 @@ struct net_counters {
 	uint64_t drc_evictions;
 	uint64_t oversized; /* records over the size limit (connections closed) */
 	uint64_t refused;   /* connections refused over max_connections */
+	uint64_t mem_waits; /* times a connection waited for memory for a large call */
 	unsigned connections;
 };
 void net_server_counters(struct net_server *s, struct net_counters *c);

@@ -87,6 +87,7 @@ struct net_conn {
 	bool closed;
 	bool paused;	 /* EPOLLIN removed by back-pressure or shutdown */
 	bool dirty;	 /* on loop->dirty */
+	bool mem_wait;	 /* on loop->mw_head: its record waits for a large buffer */
 	uint32_t events; /* current epoll mask */
 	unsigned inflight;
 	unsigned blocking; /* calls in the blocking pool, whose replies are not yet counted */
@@ -94,8 +95,9 @@ struct net_conn {
 	struct net_req *sq_head, *sq_tail;
 	size_t sq_off; /* bytes of sq_head already written */
 	struct net_conn *dirty_next;
-	struct net_conn *dead_next;   /* loop->dead */
-	struct net_conn *prev, *next; /* loop->conns */
+	struct net_conn *dead_next;	    /* loop->dead */
+	struct net_conn *prev, *next;	    /* loop->conns */
+	struct net_conn *mw_prev, *mw_next; /* loop->mw_head */
 	struct sockaddr_storage peer;
 	socklen_t peer_len;
 	uint16_t local_port;
@@ -136,11 +138,16 @@ struct net_loop {
 	/* Connections whose last reference went during this batch of epoll events: a
 	 * later event of the batch may still name one, so they are freed after it. */
 	struct net_conn *dead;
+	/* Connections waiting for a large buffer (net_mem.c), oldest first; their number,
+	 * read by the threads that give buffers back. */
+	struct net_conn *mw_head, *mw_tail;
+	atomic_uint mwaiting;
 	unsigned inflight; /* requests of this loop not yet released */
 	unsigned udp_inflight;
 	/* Written by the loop, read by net_server_counters() (relaxed atomics). */
 	_Atomic uint64_t oversized; /* records over NET_MAX_RECORD (connections closed) */
 	_Atomic uint64_t refused;   /* connections refused over max_connections */
+	_Atomic uint64_t mem_waits; /* times a connection waited for a large buffer */
 	uint8_t udp_spill[65536];
 };
 
@@ -162,6 +169,8 @@ struct net_server {
 	struct drc *drc;
 	struct net_pool pools[RPC_NPOOLS]; /* indexed by enum rpc_pool */
 	atomic_uint nconns;
+	unsigned big_cap;      /* large receive buffers that requests may hold at once */
+	atomic_uint bigs_held; /* held now */
 	bool started;
 	bool stopped;
 };
@@ -174,6 +183,15 @@ void *net_loop_main(void *arg);
 void net_loop_wake_stop(struct net_loop *l);
 /* After the loop thread and the pool have ended: finish what the pool handed back. */
 void net_loop_drain(struct net_loop *l);
+
+/* net_mem.c */
+/* Large buffers allowed for a budget of @mib MiB; 0 for the default (an eighth of RAM,
+ * 64 MiB to 4 GiB). At least one. */
+unsigned net_mem_cap(unsigned mib);
+/* Take a large buffer from the budget; false if it is spent. */
+bool net_mem_take(struct net_server *s);
+/* Give one back, waking the loops that have connections waiting. */
+void net_mem_give(struct net_server *s);
 
 /* net_pool.c */
 int net_pool_start(struct net_pool *p, unsigned n);

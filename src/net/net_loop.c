@@ -10,7 +10,9 @@
  * many queued replies as fit; what the socket does not take waits for EPOLLOUT.
  * Back-pressure: with NET_MAX_INFLIGHT calls in progress, NET_MAX_QUEUED reply bytes
  * queued or NET_MAX_BLOCKING calls in the blocking pool (whose replies, up to a record
- * each, are not counted yet), a connection stops reading until it drains.
+ * each, are not counted yet), a connection stops reading until it drains; one whose
+ * record needs a large buffer when the server's budget of them is spent (net_mem.c)
+ * stops reading until one is given back.
  */
 #include "net/net_int.h"
 
@@ -62,20 +64,27 @@ static struct net_req *req_get(struct net_loop *l)
 	return r;
 }
 
-/* Make room for a record of @need bytes, keeping what was received. */
-static bool req_grow(struct net_loop *l, struct net_req *r, size_t need)
+enum grow { GROW_OK, GROW_WAIT, GROW_NOMEM };
+
+/* Make room for a record of @need bytes, keeping what was received. GROW_WAIT: the
+ * server's budget of large buffers is spent. */
+static enum grow req_grow(struct net_loop *l, struct net_req *r, size_t need)
 {
 	uint8_t *big;
 
 	if (need <= r->rcap)
-		return true;
+		return GROW_OK;
+	if (!net_mem_take(l->srv))
+		return GROW_WAIT;
 	big = l->nbig ? l->bigs[--l->nbig] : malloc(NET_MAX_RECORD);
-	if (!big)
-		return false;
+	if (!big) {
+		net_mem_give(l->srv);
+		return GROW_NOMEM;
+	}
 	memcpy(big, r->rbuf, r->rlen);
 	r->rbuf = big;
 	r->rcap = NET_MAX_RECORD;
-	return true;
+	return GROW_OK;
 }
 
 static void conn_put(struct net_conn *c)
@@ -107,6 +116,7 @@ static void req_drop_call(struct net_req *r)
 
 	if (r->rbuf == r->small)
 		return;
+	net_mem_give(l->srv);
 	if (l->nbig < NET_BIG_KEEP)
 		l->bigs[l->nbig++] = r->rbuf;
 	else
@@ -269,6 +279,40 @@ static void conn_pause(struct net_conn *c)
 	conn_set_events(c, c->events & EPOLLOUT);
 }
 
+/* Queue @c on its loop's list of connections that wait for a large buffer. */
+static void conn_mem_wait(struct net_conn *c)
+{
+	struct net_loop *l = c->loop;
+
+	c->mem_wait = true;
+	c->mw_next = NULL;
+	c->mw_prev = l->mw_tail;
+	if (l->mw_tail)
+		l->mw_tail->mw_next = c;
+	else
+		l->mw_head = c;
+	l->mw_tail = c;
+	atomic_fetch_add(&l->mwaiting, 1);
+}
+
+static void conn_mem_unwait(struct net_conn *c)
+{
+	struct net_loop *l = c->loop;
+
+	if (!c->mem_wait)
+		return;
+	c->mem_wait = false;
+	if (c->mw_prev)
+		c->mw_prev->mw_next = c->mw_next;
+	else
+		l->mw_head = c->mw_next;
+	if (c->mw_next)
+		c->mw_next->mw_prev = c->mw_prev;
+	else
+		l->mw_tail = c->mw_prev;
+	atomic_fetch_sub(&l->mwaiting, 1);
+}
+
 static void conn_mark_dirty(struct net_conn *c)
 {
 	if (c->dirty)
@@ -287,6 +331,7 @@ static void conn_close(struct net_conn *c)
 	if (c->closed)
 		return;
 	c->closed = true;
+	conn_mem_unwait(c);
 	epoll_ctl(l->epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
 	atomic_fetch_sub(&l->srv->nconns, 1);
@@ -425,6 +470,32 @@ static void conn_flush(struct net_conn *c)
 	conn_set_events(c, false);
 }
 
+/*
+ * Give the record in progress a large buffer if it needs one. False if the connection
+ * must stop: closed (no memory at all) or, paused on the wait list, until a buffer is
+ * given back.
+ */
+static bool conn_grow(struct net_conn *c)
+{
+	enum grow g = req_grow(c->loop, c->cur, c->rm.rec_len);
+
+	if (g == GROW_WAIT) {
+		conn_mem_wait(c);
+		g = req_grow(c->loop, c->cur, c->rm.rec_len); /* see net_mem_give() */
+		if (g == GROW_WAIT) {
+			c->loop->mem_waits++;
+			conn_pause(c);
+			return false;
+		}
+		conn_mem_unwait(c);
+	}
+	if (g == GROW_NOMEM) {
+		conn_close(c);
+		return false;
+	}
+	return true;
+}
+
 /* Turn buffered bytes into records and serve them. */
 static void conn_parse(struct net_conn *c)
 {
@@ -439,6 +510,8 @@ static void conn_parse(struct net_conn *c)
 			conn_pause(c);
 			return;
 		}
+		if (c->cur && c->cur->rcap < c->rm.rec_len && !conn_grow(c))
+			return;
 		ev = recmark_next(&c->rm, c->rbuf + c->rpos, c->rlen - c->rpos, &take);
 		c->rpos += take;
 		switch (ev) {
@@ -459,11 +532,7 @@ static void conn_parse(struct net_conn *c)
 				c->refs++;
 				c->inflight++;
 			}
-			if (!req_grow(l, c->cur, c->rm.rec_len)) {
-				conn_close(c);
-				return;
-			}
-			break;
+			break; /* the next turn makes room for the fragment (conn_grow) */
 		case RM_BYTES:
 			memcpy(c->cur->rbuf + c->cur->rlen, c->rbuf + c->rpos - take, take);
 			c->cur->rlen += take;
@@ -531,8 +600,9 @@ static void conn_read(struct net_conn *c)
 /* Resume reading a paused connection once it has drained below the limits. */
 static void conn_maybe_resume(struct net_conn *c)
 {
-	if (!c->paused || c->closed || c->loop->stopping || c->inflight >= NET_MAX_INFLIGHT ||
-	    c->queued >= NET_MAX_QUEUED || c->blocking >= NET_MAX_BLOCKING)
+	if (!c->paused || c->closed || c->mem_wait || c->loop->stopping ||
+	    c->inflight >= NET_MAX_INFLIGHT || c->queued >= NET_MAX_QUEUED ||
+	    c->blocking >= NET_MAX_BLOCKING)
 		return;
 	c->paused = false;
 	conn_parse(c);
@@ -636,8 +706,8 @@ static void udp_read(struct net_loop *l, struct net_sock *s)
 		}
 		r->rlen = (size_t)n < NET_REQ_RBUF ? (size_t)n : NET_REQ_RBUF;
 		if ((size_t)n > NET_REQ_RBUF) {
-			if (!req_grow(l, r, (size_t)n)) {
-				req_release(r);
+			if (req_grow(l, r, (size_t)n) != GROW_OK) {
+				req_release(r); /* dropped: the client sends it again */
 				continue;
 			}
 			memcpy(r->rbuf + NET_REQ_RBUF, l->udp_spill, (size_t)n - NET_REQ_RBUF);
@@ -715,12 +785,36 @@ static void loop_begin_stop(struct net_loop *l)
 		}
 	}
 	for (struct net_conn *c = l->conns; c; c = c->next) {
+		conn_mem_unwait(c);
 		conn_pause(c);
 		if (c->cur) {
 			r = c->cur;
 			c->cur = NULL;
 			req_release(r);
 		}
+	}
+}
+
+/* Buffers were given back: resume the connections waiting for one, oldest first, until
+ * one has to wait again (the look at the budget first keeps that order when another loop
+ * took the buffer: a connection that tries and fails goes to the back). */
+static void loop_mem_retry(struct net_loop *l)
+{
+	struct net_conn *c;
+
+	while ((c = l->mw_head) && !l->stopping &&
+	       atomic_load(&l->srv->bigs_held) < l->srv->big_cap) {
+		conn_mem_unwait(c);
+		c->refs++;
+		c->paused = false;
+		conn_parse(c);
+		if (!c->closed && !c->paused)
+			conn_set_events(c, c->events & EPOLLOUT);
+		if (c->mem_wait) {
+			conn_put(c);
+			break;
+		}
+		conn_put(c);
 	}
 }
 
@@ -733,6 +827,7 @@ static void loop_wake(struct net_loop *l)
 	if (atomic_load(&l->stop_req) && !l->stopping)
 		loop_begin_stop(l);
 	loop_completions(l);
+	loop_mem_retry(l);
 }
 
 static void conn_event(struct net_conn *c, uint32_t events)
@@ -827,6 +922,7 @@ int net_loop_init(struct net_loop *l, struct net_server *s)
 	l->wake_ev.kind = NET_EV_WAKE;
 	atomic_init(&l->done, NULL);
 	atomic_init(&l->stop_req, false);
+	atomic_init(&l->mwaiting, 0);
 	l->epfd = epoll_create1(EPOLL_CLOEXEC);
 	l->evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (l->epfd < 0 || l->evfd < 0)

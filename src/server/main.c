@@ -46,7 +46,7 @@ struct config {
 	const char *state_dir;
 	int nfs_port, mount_port, pmap_port; /* -1 = default */
 	bool no_portmap, rpcbind;
-	unsigned threads, io_threads;
+	unsigned threads, io_threads, max_call_mib;
 	unsigned stable_log_mib, stable_log_ms;
 	int ready_fd;
 };
@@ -71,6 +71,10 @@ static void usage(FILE *f)
 		   "      --threads N       event-loop threads (default: one per CPU)\n"
 		   "      --io-threads N    threads of each blocking pool: calls that wait for\n"
 		   "                        fsync, and large reads and directories (default 32)\n"
+		   "      --max-call-memory MIB  memory that calls over 8 KiB (WRITEs) may hold\n"
+		   "                        at once over all connections; a connection whose\n"
+		   "                        call needs more waits (default: an eighth of RAM,\n"
+		   "                        64 to 4096 MiB)\n"
 		   "      --state-dir DIR   where the file-handle key and the stable-write log\n"
 		   "                        are kept (default /var/lib/shoal as root, else\n"
 		   "                        ~/.local/state/shoal); must be on stable storage\n"
@@ -114,6 +118,7 @@ enum {
 	OPT_BIND,
 	OPT_THREADS,
 	OPT_IO_THREADS,
+	OPT_MAX_CALL_MEM,
 	OPT_STATE_DIR,
 	OPT_STABLE_LOG,
 	OPT_STABLE_LOG_MS,
@@ -135,6 +140,7 @@ static int parse_args(int argc, char **argv, struct config *cfg, bool *done)
 		{"bind", required_argument, NULL, OPT_BIND},
 		{"threads", required_argument, NULL, OPT_THREADS},
 		{"io-threads", required_argument, NULL, OPT_IO_THREADS},
+		{"max-call-memory", required_argument, NULL, OPT_MAX_CALL_MEM},
 		{"state-dir", required_argument, NULL, OPT_STATE_DIR},
 		{"stable-log", required_argument, NULL, OPT_STABLE_LOG},
 		{"stable-log-interval", required_argument, NULL, OPT_STABLE_LOG_MS},
@@ -188,6 +194,16 @@ static int parse_args(int argc, char **argv, struct config *cfg, bool *done)
 				cfg->threads = (unsigned)v;
 			else
 				cfg->io_threads = (unsigned)v;
+			break;
+		case OPT_MAX_CALL_MEM:
+			if (!parse_uint(optarg, 1048576, &v) || v < 2) {
+				fprintf(stderr,
+					"shoal-server: --max-call-memory: expected 2 to 1048576 "
+					"MiB, not '%s'\n",
+					optarg);
+				return 2;
+			}
+			cfg->max_call_mib = (unsigned)v;
 			break;
 		case OPT_STATE_DIR:
 			cfg->state_dir = optarg;
@@ -421,9 +437,10 @@ static void report_stats(struct net_server *s)
 	net_server_counters(s, &c);
 	log_info("stats: %u connections open; duplicate request cache: %" PRIu64 " hits, %" PRIu64
 		 " dropped in progress, %" PRIu64 " misses, %" PRIu64 " evictions; %" PRIu64
-		 " oversized records, %" PRIu64 " connections refused",
+		 " oversized records, %" PRIu64 " connections refused, %" PRIu64
+		 " waits for call memory",
 		 c.connections, c.drc_hits, c.drc_in_progress, c.drc_misses, c.drc_evictions,
-		 c.oversized, c.refused);
+		 c.oversized, c.refused, c.mem_waits);
 }
 
 /* SIGHUP: build a new table next to the old one and swap; on error keep the old. */
@@ -480,7 +497,9 @@ static int start_listeners(struct net_server *s, const struct config *cfg, struc
 
 static int serve(const struct config *cfg)
 {
-	struct net_opts nopts = {.threads = cfg->threads, .blocking_threads = cfg->io_threads};
+	struct net_opts nopts = {.threads = cfg->threads,
+				 .blocking_threads = cfg->io_threads,
+				 .max_call_mib = cfg->max_call_mib};
 	struct export_table *t;
 	struct net_server *s;
 	struct ports ports = {0};

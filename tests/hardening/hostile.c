@@ -4,8 +4,10 @@
  * valid header, thousands of idle connections, clients that never read their replies,
  * clients that vanish mid-request. Each case is a function.
  *
- *   hostile [-s] [-a] [-t THREADS] HOST EXPORT-PATH SERVER-PID
+ *   hostile [-s] [-a] [-t THREADS] [-m MIB] HOST EXPORT-PATH SERVER-PID
  *
+ * -m MIB says the server runs with --max-call-memory MIB: then only the case of that
+ * server-wide budget runs (case_memory_cap).
  * -s runs the long (soak) forms; -a says the server runs under ASan (quarantine 16 MiB),
  * whose shadow and quarantine memory are then added to the bound. THREADS is the server's --threads
  * (for the bound). While the cases run, a well-behaved probe client issues NULL and GETATTR calls
@@ -857,6 +859,155 @@ struct hcase {
 	bool (*fn)(void);
 };
 
+/* ---- the server-wide budget of large buffers (-m) ---- */
+
+#define HOLD_BYTES   (900 * 1024) /* of a 1 MiB record, sent and never finished */
+#define SMALL_SNDBUF 16384
+
+static unsigned call_mem_mib; /* -m: the server's --max-call-memory */
+
+/* A non-blocking connection whose kernel buffers hold little: what it has sent beyond
+ * about a quarter MiB, the server has read. */
+static int conn_nb_small(void)
+{
+	int fd = conn_nb(), sz = SMALL_SNDBUF;
+
+	if (fd >= 0)
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
+	return fd;
+}
+
+/* Send what each of the @n connections still has of @len bytes of @buf, without waiting
+ * (sent[i] counts); the number that have sent all of it. */
+static unsigned push_all(const int *fds, size_t *sent, unsigned n, const uint8_t *buf, size_t len)
+{
+	unsigned done = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		while (fds[i] >= 0 && sent[i] < len) {
+			ssize_t k = send(fds[i], buf + sent[i], len - sent[i],
+					 MSG_NOSIGNAL | MSG_DONTWAIT);
+
+			if (k <= 0)
+				break;
+			sent[i] += (size_t)k;
+		}
+		done += sent[i] == len;
+	}
+	return done;
+}
+
+/* Wait up to @ms for any of the @n connections to take more bytes. */
+static void wait_writable(const int *fds, const size_t *sent, unsigned n, size_t len, int ms)
+{
+	struct pollfd pf[64];
+	unsigned k = 0;
+
+	for (unsigned i = 0; i < n && k < 64; i++) {
+		if (fds[i] >= 0 && sent[i] < len)
+			pf[k++] = (struct pollfd){.fd = fds[i], .events = POLLOUT};
+	}
+	poll(pf, k, ms);
+}
+
+/*
+ * For @ms, send @len bytes of @buf on @fd (*@sent so far) as fast as the server takes
+ * them: false if it took them all or answered (it had a buffer for the call).
+ */
+static bool write_stalls(int fd, const uint8_t *buf, size_t len, size_t *sent, long ms)
+{
+	long until = rr_now_ms() + ms, now;
+
+	while ((now = rr_now_ms()) < until) {
+		struct pollfd pf = {.fd = fd, .events = POLLIN};
+
+		push_all(&fd, sent, 1, buf, len);
+		if (*sent < len)
+			pf.events |= POLLOUT;
+		if (poll(&pf, 1, (int)(until - now)) > 0 &&
+		    (pf.revents & (POLLIN | POLLHUP | POLLERR)))
+			return false;
+	}
+	return *sent < len;
+}
+
+/*
+ * With the server's budget at CAP large buffers, CAP + 8 connections each announce a
+ * 1 MiB record and send 900 KiB of it through a small send buffer, so that a connection
+ * finishes sending only if the server took a buffer for its record: exactly CAP finish.
+ * A well-behaved client's 512 KiB WRITE then gets no reply within a second while the
+ * probe's small calls go on; once the record holders hang up, it is answered.
+ */
+static bool case_memory_cap(void)
+{
+	unsigned cap = (unsigned)(((size_t)call_mem_mib << 20) / NET_MAX_RECORD), n = cap + 8;
+	size_t len = 4 + HOLD_BYTES, wlen, *sent = calloc(n, sizeof(size_t)), wsent = 0;
+	uint8_t *buf = calloc(1, len), *wbuf = malloc(BIG), *data = calloc(1, BIG / 2);
+	int *fds = calloc(n, sizeof(int)), wfd;
+	unsigned done = 0;
+	long deadline = rr_now_ms() + 20000;
+	bool good = true;
+	struct xdr_out o;
+	struct rr_reply r = {0};
+	uint32_t xid;
+
+	case_budget(n - cap, cap, 0);
+	xdr_put_u32(buf, BIG); /* a fragment of 1 MiB, not the last */
+	for (unsigned i = 0; i < n; i++)
+		fds[i] = conn_nb_small();
+	while ((done = push_all(fds, sent, n, buf, len)) < cap && rr_now_ms() < deadline)
+		wait_writable(fds, sent, n, len, 100);
+	if (done != cap) {
+		check_fail("memory-cap",
+			   "expected %u of %u connections to send their %u KiB (a "
+			   "large buffer each) got %u",
+			   cap, n, HOLD_BYTES / 1024, done);
+		good = false;
+	}
+	/* A WRITE that needs a large buffer: none is left. */
+	xdr_out_init(&o, wbuf + 4, BIG - 4);
+	xid = hc_enc_write(&o, &big_fh, 0, data, BIG / 2, 0);
+	xdr_put_u32(wbuf, 0x80000000u | (uint32_t)o.len);
+	wlen = o.len + 4;
+	wfd = conn_nb_small();
+	if (!write_stalls(wfd, wbuf, wlen, &wsent, 1000)) {
+		check_fail("memory-cap",
+			   "expected a 512 KiB WRITE to stall while the budget is spent got it "
+			   "answered or taken (%zu of %zu bytes sent)",
+			   wsent, wlen);
+		good = false;
+	}
+	done = push_all(fds, sent, n, buf, len);
+	if (done != cap) {
+		check_fail("memory-cap", "expected still %u connections to have sent all got %u",
+			   cap, done);
+		good = false;
+	}
+	printf("    %u of %u connections hold a 1 MiB record each; a 512 KiB WRITE waits\n", done,
+	       n);
+	for (unsigned i = 0; i < n; i++) {
+		if (fds[i] >= 0)
+			close(fds[i]);
+	}
+	/* The buffers are given back: the WRITE goes through. */
+	fcntl(wfd, F_SETFL, fcntl(wfd, F_GETFL) & ~O_NONBLOCK);
+	if (!send_some(wfd, wbuf + wsent, wlen - wsent, 10000) ||
+	    !expect_xid(wfd, xid, 10000, &r) || r.stat != 0 || r.code != 0 || r.nfsstat != 0) {
+		check_fail("memory-cap",
+			   "expected the WRITE answered NFS3_OK once the holders "
+			   "hung up got %s",
+			   r.xid == xid ? hc_nfsstat_name((int)r.nfsstat) : "no reply");
+		good = false;
+	}
+	close(wfd);
+	free(fds);
+	free(sent);
+	free(buf);
+	free(wbuf);
+	free(data);
+	return good;
+}
+
 static const struct hcase cases[] = {
 	{"truncated-mark", case_truncated_mark},
 	{"truncated-record", case_truncated_record},
@@ -877,6 +1028,9 @@ static const struct hcase cases[] = {
 	{"no-read-write-1m-stable", case_no_read_write_stable},
 	{"disconnect-mid-request", case_disconnect_mid_request},
 };
+
+/* Run alone, against a server started with --max-call-memory (-m). */
+static const struct hcase memory_cap = {"memory-cap", case_memory_cap};
 
 static bool setup_files(const char *path)
 {
@@ -935,16 +1089,19 @@ int main(int argc, char **argv)
 	struct rlimit rl;
 	int opt;
 	bool dead = false;
+	const char *tag;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGPIPE, SIG_IGN);
-	while ((opt = getopt(argc, argv, "ast:")) != -1) {
+	while ((opt = getopt(argc, argv, "am:st:")) != -1) {
 		if (opt == 's')
 			soak = true;
 		else if (opt == 'a')
 			asan = true;
 		else if (opt == 't')
 			threads = (unsigned)atoi(optarg);
+		else if (opt == 'm')
+			call_mem_mib = (unsigned)atoi(optarg);
 		else
 			goto usage;
 	}
@@ -977,14 +1134,19 @@ int main(int argc, char **argv)
 	       loop_cost() / MIB);
 	pthread_create(&sampler, NULL, sampler_main, NULL);
 	pthread_create(&probe, NULL, probe_main, NULL);
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]) && !atomic_load(&srv_dead); i++)
+	if (call_mem_mib)
+		run_case(&memory_cap);
+	for (size_t i = 0;
+	     !call_mem_mib && i < sizeof(cases) / sizeof(cases[0]) && !atomic_load(&srv_dead); i++)
 		run_case(&cases[i]);
 	atomic_store(&stop_bg, true);
 	pthread_join(probe, NULL);
 	pthread_join(sampler, NULL);
 	dead = atomic_load(&srv_dead);
 	read_status("VmHWM:", &dead);
-	printf("probe: %ld calls, slowest %ld ms, %ld late or unanswered (deadline %d ms)\n",
+	/* The figures of a -m run are labelled apart from those of the main run. */
+	tag = call_mem_mib ? " (memory cap)" : "";
+	printf("probe%s: %ld calls, slowest %ld ms, %ld late or unanswered (deadline %d ms)\n", tag,
 	       atomic_load(&probe_calls), atomic_load(&probe_max_ms), atomic_load(&probe_late),
 	       PROBE_DEADLINE_MS);
 	if (atomic_load(&peak_rss_kib) / 1024.0 > bound_mib())
@@ -993,13 +1155,14 @@ int main(int argc, char **argv)
 	else
 		printf("ok memory-bound (peak %.1f MiB <= bound %.1f MiB)\n",
 		       atomic_load(&peak_rss_kib) / 1024.0, bound_mib());
-	printf("hostile: %d cases, server %s\n", ncases, dead ? "DEAD" : "up");
-	printf("peak RSS under load: %.1f MiB (bound %.1f MiB)\n",
+	printf("hostile%s: %d cases, server %s\n", tag, ncases, dead ? "DEAD" : "up");
+	printf("peak RSS under load%s: %.1f MiB (bound %.1f MiB)\n", tag,
 	       atomic_load(&peak_rss_kib) / 1024.0, bound_mib());
 	printf("%s: %d failed\n", check_failures() || dead ? "FAILED" : "PASSED", check_failures());
 	hc_thread_done();
 	return check_failures() || dead ? 1 : 0;
 usage:
-	fprintf(stderr, "usage: hostile [-s] [-a] [-t THREADS] HOST EXPORT-PATH SERVER-PID\n");
+	fprintf(stderr, "usage: hostile [-s] [-a] [-t THREADS] [-m MIB] HOST EXPORT-PATH "
+			"SERVER-PID\n");
 	return 2;
 }

@@ -3,7 +3,8 @@
 # with 2 event loops: bad record marking, garbage, thousands of idle connections,
 # clients that never read or vanish; a probe client must be answered throughout, the
 # server's RSS must stay under the bound hostile derives, and it must still exit 0 on
-# SIGTERM. SOAK=1 runs the long forms.
+# SIGTERM. SOAK=1 runs the long forms. Then, against a server started with
+# --max-call-memory 16, the case of that server-wide budget (hostile -m).
 . "$(dirname "$0")/../integration/lib.sh"
 
 # Thousands of connections: the fd limit for the server (inherited) and the client.
@@ -29,4 +30,11 @@ else
 	fail "server-alive: expected the server to survive the hostile clients"
 fi
 stop_server srv
+
+# The server-wide budget of large buffers, on a server that has 15 of them (16 MiB).
+start_server capped --threads 2 --max-call-memory 16 --state-dir "$T/state-capped" "$exp" ||
+	it_done
+run_tool hostile-memory-cap "$IT_BUILD/tests/hardening/hostile" "${asan[@]}" -t 2 -m 16 \
+	127.0.0.1 "$exp" "${SRV_PID[capped]}"
+stop_server capped
 it_done

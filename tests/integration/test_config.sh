@@ -43,6 +43,7 @@ expect_exit help 0 "--exports" --help
 expect_exit bad-flag 2 "." --no-such-flag "$exp"
 expect_exit no-dir 2 "." --no-portmap
 expect_exit bad-log-level 2 "." "${quick[@]}" --log-level chatty "$exp"
+expect_exit bad-call-memory 2 "max-call-memory" "${quick[@]}" --max-call-memory 1 "$exp"
 
 # A port already taken, by a first server on the default ports.
 start_server holder --state-dir "$T/state-holder" "$exp" || it_done
