@@ -75,8 +75,9 @@ void net_pool_submit(struct net_pool *p, struct net_req *r)
 	else
 		p->head = r;
 	p->tail = r;
-	pthread_cond_signal(&p->cond);
 	pthread_mutex_unlock(&p->lock);
+	/* After the unlock: a thread woken under the lock would first wait for it. */
+	pthread_cond_signal(&p->cond);
 }
 
 void net_pool_stop(struct net_pool *p)
