@@ -23,10 +23,14 @@
  * without a journal, 8 and 32 did alike. */
 #define NET_DEF_BLOCKING 32
 #define NET_DEF_MAXCONN	 4096
-#define NET_DRC_SHARDS	 16
-#define NET_DRC_ENTRIES	 512 /* per shard */
-#define NET_DRC_BYTES	 (32u << 20)
-#define NET_DRC_TTL_MS	 120000
+/* No byte of a record in progress for this long: the client is gone or hostile. A live
+ * client's TCP gives up on a dead path in minutes; a minute of silence mid-record is
+ * beyond anything a working client does. */
+#define NET_DEF_RECORD_MS 60000
+#define NET_DRC_SHARDS	  16
+#define NET_DRC_ENTRIES	  512 /* per shard */
+#define NET_DRC_BYTES	  (32u << 20)
+#define NET_DRC_TTL_MS	  120000
 
 int net_server_new(const struct net_opts *opts, struct net_server **out)
 {
@@ -46,6 +50,8 @@ int net_server_new(const struct net_opts *opts, struct net_server **out)
 		s->opts.blocking_threads = NET_DEF_BLOCKING;
 	if (!s->opts.max_connections)
 		s->opts.max_connections = NET_DEF_MAXCONN;
+	if (!s->opts.record_timeout_ms)
+		s->opts.record_timeout_ms = NET_DEF_RECORD_MS;
 	atomic_init(&s->nconns, 0);
 	s->big_cap = net_mem_cap(s->opts.max_call_mib);
 	atomic_init(&s->bigs_held, 0);
@@ -279,6 +285,7 @@ void net_server_counters(struct net_server *s, struct net_counters *c)
 		c->oversized += atomic_load_explicit(&s->loops[i].oversized, memory_order_relaxed);
 		c->refused += atomic_load_explicit(&s->loops[i].refused, memory_order_relaxed);
 		c->mem_waits += atomic_load_explicit(&s->loops[i].mem_waits, memory_order_relaxed);
+		c->stalled += atomic_load_explicit(&s->loops[i].stalled, memory_order_relaxed);
 	}
 	c->connections = atomic_load(&s->nconns);
 }

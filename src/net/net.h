@@ -19,6 +19,9 @@ struct net_opts {
 	 * connections (a connection whose call needs more waits); 0 = default (an eighth
 	 * of RAM, 64 MiB to 4 GiB). */
 	unsigned max_call_mib;
+	/* A connection whose record in progress receives nothing for this long is closed;
+	 * 0 = default (60 s). Checked once a second. */
+	unsigned record_timeout_ms;
 };
 
 struct net_server;
@@ -51,6 +54,7 @@ struct net_counters {
 	uint64_t oversized; /* records over the size limit (connections closed) */
 	uint64_t refused;   /* connections refused over max_connections */
 	uint64_t mem_waits; /* times a connection waited for memory for a large call */
+	uint64_t stalled;   /* connections closed by the record timeout */
 	unsigned connections;
 };
 void net_server_counters(struct net_server *s, struct net_counters *c);

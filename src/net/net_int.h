@@ -41,6 +41,7 @@
 #define NET_POOL_KEEP	  256  /* free requests kept per loop */
 #define NET_BIG_KEEP	  4    /* large receive buffers kept per loop */
 #define NET_MAX_LISTENERS 16
+#define NET_SWEEP_MS	  1000 /* how often a loop looks for stalled records */
 #define NET_REPLY_IOV	  (2 * XDR_OUT_MAXSEG + 2)
 
 enum net_ev_kind { NET_EV_WAKE, NET_EV_LISTEN, NET_EV_UDP, NET_EV_CONN };
@@ -98,6 +99,7 @@ struct net_conn {
 	struct net_conn *dead_next;	    /* loop->dead */
 	struct net_conn *prev, *next;	    /* loop->conns */
 	struct net_conn *mw_prev, *mw_next; /* loop->mw_head */
+	uint64_t rx_ms; /* loop->now_ms when bytes last came (for the record timeout) */
 	struct sockaddr_storage peer;
 	socklen_t peer_len;
 	uint16_t local_port;
@@ -142,12 +144,15 @@ struct net_loop {
 	 * read by the threads that give buffers back. */
 	struct net_conn *mw_head, *mw_tail;
 	atomic_uint mwaiting;
-	unsigned inflight; /* requests of this loop not yet released */
+	uint64_t now_ms;	/* CLOCK_MONOTONIC when epoll_wait last returned */
+	uint64_t next_sweep_ms; /* when to look for stalled records again */
+	unsigned inflight;	/* requests of this loop not yet released */
 	unsigned udp_inflight;
 	/* Written by the loop, read by net_server_counters() (relaxed atomics). */
 	_Atomic uint64_t oversized; /* records over NET_MAX_RECORD (connections closed) */
 	_Atomic uint64_t refused;   /* connections refused over max_connections */
 	_Atomic uint64_t mem_waits; /* times a connection waited for a large buffer */
+	_Atomic uint64_t stalled;   /* connections closed by the record timeout */
 	uint8_t udp_spill[65536];
 };
 

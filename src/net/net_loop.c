@@ -585,6 +585,7 @@ static void conn_read(struct net_conn *c)
 			conn_close(c);
 			return;
 		}
+		c->rx_ms = c->loop->now_ms;
 		if (r) {
 			r->rlen += (size_t)n;
 			recmark_direct(&c->rm, (size_t)n);
@@ -807,6 +808,7 @@ static void loop_mem_retry(struct net_loop *l)
 		conn_mem_unwait(c);
 		c->refs++;
 		c->paused = false;
+		c->rx_ms = l->now_ms; /* the wait was ours, not the client's */
 		conn_parse(c);
 		if (!c->closed && !c->paused)
 			conn_set_events(c, c->events & EPOLLOUT);
@@ -846,26 +848,52 @@ static void conn_event(struct net_conn *c, uint32_t events)
 	conn_put(c);
 }
 
+/*
+ * Close the connections whose record in progress has received nothing for the record
+ * timeout: a client that vanished mid-record (or holds one half-sent on purpose) must
+ * not keep its buffer, perhaps one of the server's budget, for ever. A connection the
+ * server paused is not the client's fault and is left alone.
+ */
+static void loop_sweep_stalled(struct net_loop *l)
+{
+	struct net_conn *c, *next;
+
+	l->next_sweep_ms = l->now_ms + NET_SWEEP_MS;
+	for (c = l->conns; c; c = next) {
+		next = c->next;
+		if (!c->cur || c->paused || l->now_ms - c->rx_ms < l->srv->opts.record_timeout_ms)
+			continue;
+		l->stalled++;
+		log_debug("net: no byte of a record in progress for %u ms, closing connection",
+			  l->srv->opts.record_timeout_ms);
+		conn_close(c);
+	}
+}
+
 void *net_loop_main(void *arg)
 {
 	struct net_loop *l = arg;
 	struct epoll_event evs[128];
 	int n, timeout;
 
+	l->now_ms = net_now_ms();
+	l->next_sweep_ms = l->now_ms + NET_SWEEP_MS;
 	for (;;) {
-		timeout = -1;
+		timeout = (int)(l->next_sweep_ms > l->now_ms ? l->next_sweep_ms - l->now_ms : 0);
 		if (l->stopping) {
-			uint64_t now = net_now_ms();
-
-			if (l->inflight == 0 || now >= l->deadline_ms)
+			if (l->inflight == 0 || l->now_ms >= l->deadline_ms)
 				break;
-			timeout = (int)(l->deadline_ms - now);
+			if (l->deadline_ms - l->now_ms < (uint64_t)timeout)
+				timeout = (int)(l->deadline_ms - l->now_ms);
 		}
 		n = epoll_wait(l->epfd, evs, 128, timeout);
 		if (n < 0 && errno != EINTR) {
 			log_error("net: epoll_wait: %s", strerror(errno));
 			break;
 		}
+		l->now_ms = net_now_ms();
+		if (l->now_ms >= l->next_sweep_ms)
+			loop_sweep_stalled(l);
 		for (int i = 0; i < n; i++) {
 			struct net_ev *ev = evs[i].data.ptr;
 

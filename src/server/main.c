@@ -46,7 +46,7 @@ struct config {
 	const char *state_dir;
 	int nfs_port, mount_port, pmap_port; /* -1 = default */
 	bool no_portmap, rpcbind;
-	unsigned threads, io_threads, max_call_mib;
+	unsigned threads, io_threads, max_call_mib, record_timeout_s;
 	unsigned stable_log_mib, stable_log_ms;
 	int ready_fd;
 };
@@ -75,6 +75,8 @@ static void usage(FILE *f)
 		   "                        at once over all connections; a connection whose\n"
 		   "                        call needs more waits (default: an eighth of RAM,\n"
 		   "                        64 to 4096 MiB)\n"
+		   "      --record-timeout S  close a connection whose call, begun, has sent\n"
+		   "                        nothing more for S seconds (default 60)\n"
 		   "      --state-dir DIR   where the file-handle key and the stable-write log\n"
 		   "                        are kept (default /var/lib/shoal as root, else\n"
 		   "                        ~/.local/state/shoal); must be on stable storage\n"
@@ -119,6 +121,7 @@ enum {
 	OPT_THREADS,
 	OPT_IO_THREADS,
 	OPT_MAX_CALL_MEM,
+	OPT_RECORD_TIMEOUT,
 	OPT_STATE_DIR,
 	OPT_STABLE_LOG,
 	OPT_STABLE_LOG_MS,
@@ -141,6 +144,7 @@ static int parse_args(int argc, char **argv, struct config *cfg, bool *done)
 		{"threads", required_argument, NULL, OPT_THREADS},
 		{"io-threads", required_argument, NULL, OPT_IO_THREADS},
 		{"max-call-memory", required_argument, NULL, OPT_MAX_CALL_MEM},
+		{"record-timeout", required_argument, NULL, OPT_RECORD_TIMEOUT},
 		{"state-dir", required_argument, NULL, OPT_STATE_DIR},
 		{"stable-log", required_argument, NULL, OPT_STABLE_LOG},
 		{"stable-log-interval", required_argument, NULL, OPT_STABLE_LOG_MS},
@@ -204,6 +208,16 @@ static int parse_args(int argc, char **argv, struct config *cfg, bool *done)
 				return 2;
 			}
 			cfg->max_call_mib = (unsigned)v;
+			break;
+		case OPT_RECORD_TIMEOUT:
+			if (!parse_uint(optarg, 86400, &v) || v == 0) {
+				fprintf(stderr,
+					"shoal-server: --record-timeout: expected 1 to 86400 s, "
+					"not '%s'\n",
+					optarg);
+				return 2;
+			}
+			cfg->record_timeout_s = (unsigned)v;
 			break;
 		case OPT_STATE_DIR:
 			cfg->state_dir = optarg;
@@ -438,9 +452,10 @@ static void report_stats(struct net_server *s)
 	log_info("stats: %u connections open; duplicate request cache: %" PRIu64 " hits, %" PRIu64
 		 " dropped in progress, %" PRIu64 " misses, %" PRIu64 " evictions; %" PRIu64
 		 " oversized records, %" PRIu64 " connections refused, %" PRIu64
-		 " waits for call memory",
+		 " waits for call memory, %" PRIu64 " connections closed mid-call by the record "
+		 "timeout",
 		 c.connections, c.drc_hits, c.drc_in_progress, c.drc_misses, c.drc_evictions,
-		 c.oversized, c.refused, c.mem_waits);
+		 c.oversized, c.refused, c.mem_waits, c.stalled);
 }
 
 /* SIGHUP: build a new table next to the old one and swap; on error keep the old. */
@@ -499,7 +514,8 @@ static int serve(const struct config *cfg)
 {
 	struct net_opts nopts = {.threads = cfg->threads,
 				 .blocking_threads = cfg->io_threads,
-				 .max_call_mib = cfg->max_call_mib};
+				 .max_call_mib = cfg->max_call_mib,
+				 .record_timeout_ms = cfg->record_timeout_s * 1000};
 	struct export_table *t;
 	struct net_server *s;
 	struct ports ports = {0};

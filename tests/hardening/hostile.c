@@ -4,10 +4,11 @@
  * valid header, thousands of idle connections, clients that never read their replies,
  * clients that vanish mid-request. Each case is a function.
  *
- *   hostile [-s] [-a] [-t THREADS] [-m MIB] HOST EXPORT-PATH SERVER-PID
+ *   hostile [-s] [-a] [-t THREADS] [-m MIB [-r S]] HOST EXPORT-PATH SERVER-PID
  *
- * -m MIB says the server runs with --max-call-memory MIB: then only the case of that
- * server-wide budget runs (case_memory_cap).
+ * -m MIB says the server runs with --max-call-memory MIB and -r S with --record-timeout
+ * S (default 60): then only the cases of that server-wide budget run (memory-cap,
+ * record-timeout).
  * -s runs the long (soak) forms; -a says the server runs under ASan (quarantine 16 MiB),
  * whose shadow and quarantine memory are then added to the bound. THREADS is the server's --threads
  * (for the bound). While the cases run, a well-behaved probe client issues NULL and GETATTR calls
@@ -864,7 +865,8 @@ struct hcase {
 #define HOLD_BYTES   (900 * 1024) /* of a 1 MiB record, sent and never finished */
 #define SMALL_SNDBUF 16384
 
-static unsigned call_mem_mib; /* -m: the server's --max-call-memory */
+static unsigned call_mem_mib;	       /* -m: the server's --max-call-memory */
+static unsigned record_timeout_s = 60; /* -r: the server's --record-timeout */
 
 /* A non-blocking connection whose kernel buffers hold little: what it has sent beyond
  * about a quarter MiB, the server has read. */
@@ -931,6 +933,66 @@ static bool write_stalls(int fd, const uint8_t *buf, size_t len, size_t *sent, l
 	return *sent < len;
 }
 
+/* True if @fd has something to read, or was closed, now. */
+static bool readable_now(int fd)
+{
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+
+	return poll(&p, 1, 0) > 0;
+}
+
+/* A 512 KiB WRITE to hostile.big (a large buffer's worth) as one record in @buf (BIG
+ * bytes); its length. */
+static size_t write_record(uint8_t *buf, uint32_t *xid)
+{
+	static uint8_t data[BIG / 2];
+	struct xdr_out o;
+
+	xdr_out_init(&o, buf + 4, BIG - 4);
+	*xid = hc_enc_write(&o, &big_fh, 0, data, BIG / 2, 0);
+	xdr_put_u32(buf, 0x80000000u | (uint32_t)o.len);
+	return o.len + 4;
+}
+
+/* Send the rest of that WRITE on @fd (from @sent on) and expect NFS3_OK within 10 s. */
+static bool write_answered(const char *name, int fd, const uint8_t *buf, size_t len, size_t sent,
+			   uint32_t xid, const char *when)
+{
+	struct rr_reply r = {0};
+
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	if (send_some(fd, buf + sent, len - sent, 10000) && expect_xid(fd, xid, 10000, &r) &&
+	    r.stat == 0 && r.code == 0 && r.nfsstat == 0)
+		return true;
+	check_fail(name, "expected a 512 KiB WRITE answered NFS3_OK %s got %s", when,
+		   r.xid == xid ? hc_nfsstat_name((int)r.nfsstat) : "no reply");
+	return false;
+}
+
+/* The budget's large buffers (the server's formula): the connections that can hold one. */
+static unsigned cap_buffers(void)
+{
+	return (unsigned)(((size_t)call_mem_mib << 20) / NET_MAX_RECORD);
+}
+
+/*
+ * Open @n connections that each announce a 1 MiB record and send 900 KiB of it; wait
+ * (up to 20 s) until @want have sent it all. The number that have.
+ */
+static unsigned hold_records(int *fds, size_t *sent, unsigned n, unsigned want)
+{
+	static uint8_t buf[4 + HOLD_BYTES];
+	long deadline = rr_now_ms() + 20000;
+	unsigned done;
+
+	xdr_put_u32(buf, BIG); /* a fragment of 1 MiB, not the last */
+	for (unsigned i = 0; i < n; i++)
+		fds[i] = conn_nb_small();
+	while ((done = push_all(fds, sent, n, buf, sizeof(buf))) < want && rr_now_ms() < deadline)
+		wait_writable(fds, sent, n, sizeof(buf), 100);
+	return done;
+}
+
 /*
  * With the server's budget at CAP large buffers, CAP + 8 connections each announce a
  * 1 MiB record and send 900 KiB of it through a small send buffer, so that a connection
@@ -940,35 +1002,24 @@ static bool write_stalls(int fd, const uint8_t *buf, size_t len, size_t *sent, l
  */
 static bool case_memory_cap(void)
 {
-	unsigned cap = (unsigned)(((size_t)call_mem_mib << 20) / NET_MAX_RECORD), n = cap + 8;
-	size_t len = 4 + HOLD_BYTES, wlen, *sent = calloc(n, sizeof(size_t)), wsent = 0;
-	uint8_t *buf = calloc(1, len), *wbuf = malloc(BIG), *data = calloc(1, BIG / 2);
+	unsigned cap = cap_buffers(), n = cap + 8, done;
+	size_t wlen, *sent = calloc(n, sizeof(size_t)), wsent = 0;
+	uint8_t *wbuf = malloc(BIG), hold[4 + HOLD_BYTES] = {0};
 	int *fds = calloc(n, sizeof(int)), wfd;
-	unsigned done = 0;
-	long deadline = rr_now_ms() + 20000;
 	bool good = true;
-	struct xdr_out o;
-	struct rr_reply r = {0};
 	uint32_t xid;
 
 	case_budget(n - cap, cap, 0);
-	xdr_put_u32(buf, BIG); /* a fragment of 1 MiB, not the last */
-	for (unsigned i = 0; i < n; i++)
-		fds[i] = conn_nb_small();
-	while ((done = push_all(fds, sent, n, buf, len)) < cap && rr_now_ms() < deadline)
-		wait_writable(fds, sent, n, len, 100);
+	done = hold_records(fds, sent, n, cap);
 	if (done != cap) {
 		check_fail("memory-cap",
-			   "expected %u of %u connections to send their %u KiB (a "
-			   "large buffer each) got %u",
+			   "expected %u of %u connections to send their %u KiB (a large buffer "
+			   "each) got %u",
 			   cap, n, HOLD_BYTES / 1024, done);
 		good = false;
 	}
 	/* A WRITE that needs a large buffer: none is left. */
-	xdr_out_init(&o, wbuf + 4, BIG - 4);
-	xid = hc_enc_write(&o, &big_fh, 0, data, BIG / 2, 0);
-	xdr_put_u32(wbuf, 0x80000000u | (uint32_t)o.len);
-	wlen = o.len + 4;
+	wlen = write_record(wbuf, &xid);
 	wfd = conn_nb_small();
 	if (!write_stalls(wfd, wbuf, wlen, &wsent, 1000)) {
 		check_fail("memory-cap",
@@ -977,7 +1028,8 @@ static bool case_memory_cap(void)
 			   wsent, wlen);
 		good = false;
 	}
-	done = push_all(fds, sent, n, buf, len);
+	xdr_put_u32(hold, BIG);
+	done = push_all(fds, sent, n, hold, sizeof(hold));
 	if (done != cap) {
 		check_fail("memory-cap", "expected still %u connections to have sent all got %u",
 			   cap, done);
@@ -989,22 +1041,93 @@ static bool case_memory_cap(void)
 		if (fds[i] >= 0)
 			close(fds[i]);
 	}
-	/* The buffers are given back: the WRITE goes through. */
-	fcntl(wfd, F_SETFL, fcntl(wfd, F_GETFL) & ~O_NONBLOCK);
-	if (!send_some(wfd, wbuf + wsent, wlen - wsent, 10000) ||
-	    !expect_xid(wfd, xid, 10000, &r) || r.stat != 0 || r.code != 0 || r.nfsstat != 0) {
-		check_fail("memory-cap",
-			   "expected the WRITE answered NFS3_OK once the holders "
-			   "hung up got %s",
-			   r.xid == xid ? hc_nfsstat_name((int)r.nfsstat) : "no reply");
-		good = false;
-	}
+	good = write_answered("memory-cap", wfd, wbuf, wlen, wsent, xid,
+			      "once the holders hung up") &&
+	       good;
 	close(wfd);
 	free(fds);
 	free(sent);
-	free(buf);
 	free(wbuf);
-	free(data);
+	return good;
+}
+
+/*
+ * The record timeout (-r S, the server's --record-timeout): as many connections as the
+ * budget has buffers each hold a 1 MiB record half-sent, and go quiet; a NULL call
+ * arrives a byte a second for longer than the timeout. The server must close every
+ * holder after S seconds (not within the first), give their buffers back (a 512 KiB
+ * WRITE is then answered), and answer the slow NULL: it never went quiet that long.
+ */
+static bool case_record_timeout(void)
+{
+	unsigned cap = cap_buffers(), done, closed = 0;
+	size_t *sent = calloc(cap, sizeof(size_t)), wlen, nlen, k;
+	uint8_t *wbuf = malloc(BIG), nrec[128];
+	int *fds = calloc(cap, sizeof(int)), wfd, sfd = hc_connect_nfs();
+	long t0 = rr_now_ms(), deadline = t0 + (record_timeout_s + 5) * 1000L;
+	bool good = true;
+	uint32_t xid, nxid;
+	struct rr_reply r;
+
+	case_budget(0, cap, 0);
+	done = hold_records(fds, sent, cap, cap);
+	if (done != cap) {
+		check_fail("record-timeout", "expected %u connections to hold a record got %u", cap,
+			   done);
+		good = false;
+	}
+	/* The slow NULL: its mark, then one byte a second, for longer than the timeout;
+	 * meanwhile, until a second before the timeout, every holder must stay open. */
+	nlen = null_record(nrec, sizeof(nrec), &nxid);
+	send_some(sfd, nrec, 4, 1000);
+	for (k = 4; k < nlen - 1 && rr_now_ms() < t0 + (record_timeout_s + 2) * 1000L; k++) {
+		for (unsigned i = 0; i < cap && rr_now_ms() < t0 + (record_timeout_s - 1) * 1000L;
+		     i++) {
+			if (fds[i] >= 0 && readable_now(fds[i])) {
+				check_fail("record-timeout",
+					   "expected holder %u open for %u s got it closed after "
+					   "%ld ms",
+					   i, record_timeout_s - 1, rr_now_ms() - t0);
+				good = false;
+				close(fds[i]);
+				fds[i] = -1;
+			}
+		}
+		send_some(sfd, nrec + k, 1, 1000);
+		sleep_ms(1000);
+	}
+	send_some(sfd, nrec + k, nlen - k, 1000);
+	if (!expect_xid(sfd, nxid, 10000, &r)) {
+		check_fail("record-timeout",
+			   "expected a NULL sent a byte a second answered got no reply");
+		good = false;
+	}
+	for (unsigned i = 0; i < cap; i++) {
+		if (fds[i] >= 0 && wait_closed(fds[i], deadline - rr_now_ms()))
+			closed++;
+	}
+	if (closed != cap) {
+		check_fail("record-timeout",
+			   "expected all %u holders closed within %u s (+5) got %u closed", cap,
+			   record_timeout_s, closed);
+		good = false;
+	}
+	printf("    %u record holders closed after %.1f s; a NULL sent over %zu s answered\n",
+	       closed, (rr_now_ms() - t0) / 1000.0, k - 4);
+	wlen = write_record(wbuf, &xid);
+	wfd = conn_nb_small();
+	good = write_answered("record-timeout", wfd, wbuf, wlen, 0, xid,
+			      "once the holders were closed") &&
+	       good;
+	close(wfd);
+	close(sfd);
+	for (unsigned i = 0; i < cap; i++) {
+		if (fds[i] >= 0)
+			close(fds[i]);
+	}
+	free(fds);
+	free(sent);
+	free(wbuf);
 	return good;
 }
 
@@ -1029,8 +1152,12 @@ static const struct hcase cases[] = {
 	{"disconnect-mid-request", case_disconnect_mid_request},
 };
 
-/* Run alone, against a server started with --max-call-memory (-m). */
-static const struct hcase memory_cap = {"memory-cap", case_memory_cap};
+/* Run alone, against a server started with --max-call-memory (-m) and --record-timeout
+ * (-r). */
+static const struct hcase budget_cases[] = {
+	{"memory-cap", case_memory_cap},
+	{"record-timeout", case_record_timeout},
+};
 
 static bool setup_files(const char *path)
 {
@@ -1093,7 +1220,7 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGPIPE, SIG_IGN);
-	while ((opt = getopt(argc, argv, "am:st:")) != -1) {
+	while ((opt = getopt(argc, argv, "am:r:st:")) != -1) {
 		if (opt == 's')
 			soak = true;
 		else if (opt == 'a')
@@ -1102,6 +1229,8 @@ int main(int argc, char **argv)
 			threads = (unsigned)atoi(optarg);
 		else if (opt == 'm')
 			call_mem_mib = (unsigned)atoi(optarg);
+		else if (opt == 'r')
+			record_timeout_s = (unsigned)atoi(optarg);
 		else
 			goto usage;
 	}
@@ -1134,8 +1263,10 @@ int main(int argc, char **argv)
 	       loop_cost() / MIB);
 	pthread_create(&sampler, NULL, sampler_main, NULL);
 	pthread_create(&probe, NULL, probe_main, NULL);
-	if (call_mem_mib)
-		run_case(&memory_cap);
+	for (size_t i = 0; call_mem_mib && i < sizeof(budget_cases) / sizeof(budget_cases[0]) &&
+			   !atomic_load(&srv_dead);
+	     i++)
+		run_case(&budget_cases[i]);
 	for (size_t i = 0;
 	     !call_mem_mib && i < sizeof(cases) / sizeof(cases[0]) && !atomic_load(&srv_dead); i++)
 		run_case(&cases[i]);
@@ -1162,7 +1293,7 @@ int main(int argc, char **argv)
 	hc_thread_done();
 	return check_failures() || dead ? 1 : 0;
 usage:
-	fprintf(stderr, "usage: hostile [-s] [-a] [-t THREADS] [-m MIB] HOST EXPORT-PATH "
+	fprintf(stderr, "usage: hostile [-s] [-a] [-t THREADS] [-m MIB [-r S]] HOST EXPORT-PATH "
 			"SERVER-PID\n");
 	return 2;
 }

@@ -4,7 +4,8 @@
 # clients that never read or vanish; a probe client must be answered throughout, the
 # server's RSS must stay under the bound hostile derives, and it must still exit 0 on
 # SIGTERM. SOAK=1 runs the long forms. Then, against a server started with
-# --max-call-memory 16, the case of that server-wide budget (hostile -m).
+# --max-call-memory 16 --record-timeout 8, the cases of that server-wide budget and of
+# the timeout (hostile -m -r).
 . "$(dirname "$0")/../integration/lib.sh"
 
 # Thousands of connections: the fd limit for the server (inherited) and the client.
@@ -31,10 +32,11 @@ else
 fi
 stop_server srv
 
-# The server-wide budget of large buffers, on a server that has 15 of them (16 MiB).
-start_server capped --threads 2 --max-call-memory 16 --state-dir "$T/state-capped" "$exp" ||
-	it_done
-run_tool hostile-memory-cap "$IT_BUILD/tests/hardening/hostile" "${asan[@]}" -t 2 -m 16 \
+# The server-wide budget of large buffers, on a server that has 15 of them (16 MiB),
+# and the record timeout that frees those held by clients gone quiet mid-record.
+start_server capped --threads 2 --max-call-memory 16 --record-timeout 8 \
+	--state-dir "$T/state-capped" "$exp" || it_done
+run_tool hostile-budget "$IT_BUILD/tests/hardening/hostile" "${asan[@]}" -t 2 -m 16 -r 8 \
 	127.0.0.1 "$exp" "${SRV_PID[capped]}"
 stop_server capped
 it_done
