@@ -979,17 +979,19 @@ static unsigned cap_buffers(void)
  * Open @n connections that each announce a 1 MiB record and send 900 KiB of it; wait
  * (up to 20 s) until @want have sent it all. The number that have.
  */
+static uint8_t hold_buf[4 + HOLD_BYTES]; /* what each holder sends */
+
 static unsigned hold_records(int *fds, size_t *sent, unsigned n, unsigned want)
 {
-	static uint8_t buf[4 + HOLD_BYTES];
 	long deadline = rr_now_ms() + 20000;
 	unsigned done;
 
-	xdr_put_u32(buf, BIG); /* a fragment of 1 MiB, not the last */
+	xdr_put_u32(hold_buf, BIG); /* a fragment of 1 MiB, not the last */
 	for (unsigned i = 0; i < n; i++)
 		fds[i] = conn_nb_small();
-	while ((done = push_all(fds, sent, n, buf, sizeof(buf))) < want && rr_now_ms() < deadline)
-		wait_writable(fds, sent, n, sizeof(buf), 100);
+	while ((done = push_all(fds, sent, n, hold_buf, sizeof(hold_buf))) < want &&
+	       rr_now_ms() < deadline)
+		wait_writable(fds, sent, n, sizeof(hold_buf), 100);
 	return done;
 }
 
@@ -1004,7 +1006,7 @@ static bool case_memory_cap(void)
 {
 	unsigned cap = cap_buffers(), n = cap + 8, done;
 	size_t wlen, *sent = calloc(n, sizeof(size_t)), wsent = 0;
-	uint8_t *wbuf = malloc(BIG), hold[4 + HOLD_BYTES] = {0};
+	uint8_t *wbuf = malloc(BIG);
 	int *fds = calloc(n, sizeof(int)), wfd;
 	bool good = true;
 	uint32_t xid;
@@ -1028,8 +1030,7 @@ static bool case_memory_cap(void)
 			   wsent, wlen);
 		good = false;
 	}
-	xdr_put_u32(hold, BIG);
-	done = push_all(fds, sent, n, hold, sizeof(hold));
+	done = push_all(fds, sent, n, hold_buf, sizeof(hold_buf));
 	if (done != cap) {
 		check_fail("memory-cap", "expected still %u connections to have sent all got %u",
 			   cap, done);
@@ -1112,7 +1113,7 @@ static bool case_record_timeout(void)
 			   record_timeout_s, closed);
 		good = false;
 	}
-	printf("    %u record holders closed after %.1f s; a NULL sent over %zu s answered\n",
+	printf("    %u record holders closed, seen by %.1f s; a NULL sent over %zu s answered\n",
 	       closed, (rr_now_ms() - t0) / 1000.0, k - 4);
 	wlen = write_record(wbuf, &xid);
 	wfd = conn_nb_small();
