@@ -111,6 +111,21 @@ static bool parse_uint(const char *s, unsigned long max, unsigned long *out)
 	return true;
 }
 
+/* --@opt @s, a number from @lo to @hi (in @unit) into *@out; false, said, if not. */
+static bool parse_range(const char *opt, const char *s, unsigned long lo, unsigned long hi,
+			const char *unit, unsigned *out)
+{
+	unsigned long v;
+
+	if (!parse_uint(s, hi, &v) || v < lo) {
+		fprintf(stderr, "shoal-server: --%s: expected %lu to %lu %s, not '%s'\n", opt, lo,
+			hi, unit, s);
+		return false;
+	}
+	*out = (unsigned)v;
+	return true;
+}
+
 enum {
 	OPT_NFS_PORT = 256,
 	OPT_MOUNT_PORT,
@@ -200,24 +215,14 @@ static int parse_args(int argc, char **argv, struct config *cfg, bool *done)
 				cfg->io_threads = (unsigned)v;
 			break;
 		case OPT_MAX_CALL_MEM:
-			if (!parse_uint(optarg, 1048576, &v) || v < 2) {
-				fprintf(stderr,
-					"shoal-server: --max-call-memory: expected 2 to 1048576 "
-					"MiB, not '%s'\n",
-					optarg);
+			if (!parse_range("max-call-memory", optarg, 2, 1048576, "MiB",
+					 &cfg->max_call_mib))
 				return 2;
-			}
-			cfg->max_call_mib = (unsigned)v;
 			break;
 		case OPT_RECORD_TIMEOUT:
-			if (!parse_uint(optarg, 86400, &v) || v == 0) {
-				fprintf(stderr,
-					"shoal-server: --record-timeout: expected 1 to 86400 s, "
-					"not '%s'\n",
-					optarg);
+			if (!parse_range("record-timeout", optarg, 1, 86400, "s",
+					 &cfg->record_timeout_s))
 				return 2;
-			}
-			cfg->record_timeout_s = (unsigned)v;
 			break;
 		case OPT_STATE_DIR:
 			cfg->state_dir = optarg;
@@ -233,14 +238,9 @@ static int parse_args(int argc, char **argv, struct config *cfg, bool *done)
 			cfg->stable_log_mib = (unsigned)v;
 			break;
 		case OPT_STABLE_LOG_MS:
-			if (!parse_uint(optarg, 3600000, &v) || v < 10) {
-				fprintf(stderr,
-					"shoal-server: --stable-log-interval: expected 10 to "
-					"3600000 ms, not '%s'\n",
-					optarg);
+			if (!parse_range("stable-log-interval", optarg, 10, 3600000, "ms",
+					 &cfg->stable_log_ms))
 				return 2;
-			}
-			cfg->stable_log_ms = (unsigned)v;
 			break;
 		case OPT_LOG_LEVEL:
 			if (!log_parse_level(optarg, &lvl)) {

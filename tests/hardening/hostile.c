@@ -975,12 +975,12 @@ static unsigned cap_buffers(void)
 	return (unsigned)(((size_t)call_mem_mib << 20) / NET_MAX_RECORD);
 }
 
+static uint8_t hold_buf[4 + HOLD_BYTES]; /* what each record holder sends */
+
 /*
  * Open @n connections that each announce a 1 MiB record and send 900 KiB of it; wait
  * (up to 20 s) until @want have sent it all. The number that have.
  */
-static uint8_t hold_buf[4 + HOLD_BYTES]; /* what each holder sends */
-
 static unsigned hold_records(int *fds, size_t *sent, unsigned n, unsigned want)
 {
 	long deadline = rr_now_ms() + 20000;
