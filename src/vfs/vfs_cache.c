@@ -277,14 +277,28 @@ static int export_gone(struct vfs_export *ve)
 	return atomic_load_explicit(&ve->gone, memory_order_relaxed) ? -ESTALE : 0;
 }
 
+struct vfs_node *vfs_node_find(struct vfs_export *ve, const struct vfs_fh *fh)
+{
+	uint64_t hash = vfs_fh_hash(fh->data, fh->len);
+	struct vfs_node_shard *sh = shard_of(ve, hash);
+	struct vfs_node *n;
+
+	pthread_mutex_lock(&sh->lock);
+	n = find(sh, hash, fh->data, fh->len);
+	if (n)
+		node_ref_locked(sh, n);
+	pthread_mutex_unlock(&sh->lock);
+	if (n)
+		vfs_export_get(ve);
+	return n;
+}
+
 int vfs_node_get(struct vfs_export *ve, const uint8_t *fh, size_t len, struct vfs_node **out)
 {
 	struct vfs_fh vfh;
 	struct bk_fh bk;
 	struct stat st;
-	struct vfs_node_shard *sh;
 	struct vfs_node *n;
-	uint64_t hash;
 	int fd, err;
 
 	if (len < VFS_FH_MIN || len > VFS_FH_MAX)
@@ -292,15 +306,10 @@ int vfs_node_get(struct vfs_export *ve, const uint8_t *fh, size_t len, struct vf
 	err = export_gone(ve);
 	if (err)
 		return err;
-	hash = vfs_fh_hash(fh, len);
-	sh = shard_of(ve, hash);
-	pthread_mutex_lock(&sh->lock);
-	n = find(sh, hash, fh, len);
-	if (n)
-		node_ref_locked(sh, n);
-	pthread_mutex_unlock(&sh->lock);
+	vfh.len = (uint8_t)len;
+	memcpy(vfh.data, fh, len);
+	n = vfs_node_find(ve, &vfh);
 	if (n) {
-		vfs_export_get(ve);
 		*out = n;
 		return 0;
 	}
@@ -337,8 +346,6 @@ int vfs_node_get(struct vfs_export *ve, const uint8_t *fh, size_t len, struct vf
 		ve->be->close(fd);
 		return err;
 	}
-	vfh.len = (uint8_t)len;
-	memcpy(vfh.data, fh, len);
 	return insert(ve, &vfh, fd, st.st_mode & S_IFMT, out);
 }
 

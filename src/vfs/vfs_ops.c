@@ -156,6 +156,53 @@ static int lookup_fd(const struct vfs_ctx *ctx, struct vfs_node *dir, const char
 	return fd;
 }
 
+static _Thread_local unsigned long lookup_hits;
+
+unsigned long vfs_lookup_cache_hits(void)
+{
+	return lookup_hits;
+}
+
+#define LOOKUP_UNCACHED 1 /* lookup_cached(): take the path that opens the object */
+
+/*
+ * LOOKUP of an object the cache holds, without opening anything: the back-end handle
+ * comes straight from the name (as the caller, so the directory's search permission
+ * is checked, and a symbolic link is not followed), and the node of that handle gives
+ * the attributes. A handle names one object for good (its inode and generation), so
+ * the node found is the object the name led to even if the name has changed since.
+ * Returns 0, a negative errno, or LOOKUP_UNCACHED: not cached, on another mount, or
+ * an error the opening path should judge.
+ */
+static int lookup_cached(const struct vfs_ctx *ctx, struct vfs_node *dir, const char *name,
+			 struct vfs_fh *fh, struct vfs_attr *attr)
+{
+	struct vfs_export *ve = dir->ve;
+	struct vfs_node *node;
+	struct bk_fh bk;
+	struct vfs_fh h;
+	int mount_id, err;
+
+	err = vfs_become(ve, ctx);
+	if (err)
+		return err;
+	err = ve->be->fh_of(dir->fd, name, &bk, &mount_id);
+	if (err == -ENOENT)
+		return err;
+	if (err || mount_id != ve->mount_id || vfs_fh_make(ve, &bk, &h) != 0)
+		return LOOKUP_UNCACHED;
+	node = vfs_node_find(ve, &h);
+	if (!node)
+		return LOOKUP_UNCACHED;
+	err = vfs_getattr(node, attr) == 0 ? 0 : LOOKUP_UNCACHED;
+	if (!err) {
+		*fh = node->fh;
+		lookup_hits++;
+	}
+	vfs_node_put(node);
+	return err;
+}
+
 int vfs_lookup(const struct vfs_ctx *ctx, struct vfs_node *dir, const char *name, struct vfs_fh *fh,
 	       struct vfs_attr *attr, struct vfs_attr *dir_attr, bool *dir_attr_valid)
 {
@@ -168,6 +215,11 @@ int vfs_lookup(const struct vfs_ctx *ctx, struct vfs_node *dir, const char *name
 	if (!S_ISDIR(dir->type)) {
 		err = -ENOTDIR;
 		goto out;
+	}
+	if (strcmp(name, "..") != 0) {
+		err = lookup_cached(ctx, dir, name, fh, attr);
+		if (err != LOOKUP_UNCACHED)
+			goto out;
 	}
 	fd = lookup_fd(ctx, dir, name);
 	if (fd < 0) {

@@ -1,7 +1,8 @@
 /*
  * test_vfs_ops.c - unit tests for the vfs operations (src/vfs/vfs_ops.c,
- * src/vfs/vfs_dirops.c): lookup and path safety, create modes, I/O, permissions,
- * read-only contexts, and the directory-changing operations with their wcc data.
+ * src/vfs/vfs_dirops.c): lookup and path safety, lookups answered from the node cache,
+ * create modes, I/O, permissions, read-only contexts, and the directory-changing
+ * operations with their wcc data.
  */
 #include <fcntl.h>
 
@@ -54,6 +55,99 @@ static void test_lookup_dots_and_names(void)
 	CHECK_EQ(lookup(&f, f.root, longname, &fh, &a), -ENAMETOOLONG);
 	longname[255] = 0;
 	CHECK_EQ(lookup(&f, f.root, longname, &fh, &a), -ENOENT);
+	fx_teardown(&f);
+}
+
+/* Make @name in the export behind the server's back (mode 0644, @data as content). */
+static void outside_file(struct fx *f, const char *name, const char *data)
+{
+	char path[160];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", f->exp, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	CHECK(fd >= 0);
+	CHECK_EQ(write(fd, data, strlen(data)), (ssize_t)strlen(data));
+	close(fd);
+}
+
+/*
+ * A LOOKUP of a cached object opens nothing, yet answers as the opening path does: the
+ * same handle, fresh attributes, the new object once the name was replaced, a symbolic
+ * link not followed, the directory's search permission checked, "..", and a name
+ * removed behind the server's back.
+ */
+static void test_lookup_from_cache(void)
+{
+	struct vfs_fh fh, fh2, fh3;
+	struct vfs_attr a, da;
+	unsigned long hits;
+	struct stat st;
+	char path[160], path2[160];
+	struct fx f;
+
+	fx_setup(&f);
+	outside_file(&f, "b", "");
+	hits = vfs_lookup_cache_hits();
+	CHECK_EQ(lookup(&f, f.root, "b", &fh, &a), 0); /* not cached yet: opened */
+	CHECK_EQ(vfs_lookup_cache_hits(), hits);
+	CHECK_EQ(a.size, 0);
+	outside_file(&f, "b", "hello");
+	CHECK_EQ(lookup(&f, f.root, "b", &fh2, &a), 0);
+	CHECK_EQ(vfs_lookup_cache_hits(), hits + 1);
+	CHECK_EQ(fh2.len, fh.len);
+	CHECK_MEM(fh2.data, fh.data, fh.len);
+	CHECK_EQ(a.size, 5);
+	CHECK_EQ(a.type, VFS_REG);
+
+	/* "b" replaced by another file: its handle, not the cached one of the old "b" */
+	outside_file(&f, "c", "new");
+	snprintf(path, sizeof(path), "%s/c", f.exp);
+	snprintf(path2, sizeof(path2), "%s/b", f.exp);
+	CHECK_EQ(stat(path, &st), 0);
+	CHECK_EQ(rename(path, path2), 0);
+	CHECK_EQ(lookup(&f, f.root, "b", &fh2, &a), 0);
+	CHECK_EQ(a.fileid, (uint64_t)st.st_ino);
+	CHECK_EQ(a.size, 3);
+	CHECK(fh2.len != fh.len || memcmp(fh2.data, fh.data, fh.len) != 0);
+	hits = vfs_lookup_cache_hits();
+	CHECK_EQ(lookup(&f, f.root, "b", &fh3, &a), 0);
+	CHECK_EQ(vfs_lookup_cache_hits(), hits + 1);
+	CHECK_MEM(fh3.data, fh2.data, fh2.len);
+
+	/* removed behind the server's back while cached */
+	CHECK_EQ(unlink(path2), 0);
+	CHECK_EQ(lookup(&f, f.root, "b", &fh3, &a), -ENOENT);
+
+	/* a cached symbolic link is the link itself */
+	snprintf(path, sizeof(path), "%s/l", f.exp);
+	CHECK_EQ(symlink("/etc", path), 0);
+	CHECK_EQ(lookup(&f, f.root, "l", &fh, &a), 0);
+	hits = vfs_lookup_cache_hits();
+	CHECK_EQ(lookup(&f, f.root, "l", &fh2, &a), 0);
+	CHECK_EQ(vfs_lookup_cache_hits(), hits + 1);
+	CHECK_EQ(a.type, VFS_LNK);
+	CHECK_MEM(fh2.data, fh.data, fh.len);
+
+	/* a cached child of a directory the caller may not search stays out of reach */
+	snprintf(path, sizeof(path), "%s/priv", f.exp);
+	CHECK_EQ(mkdir(path, 0700), 0);
+	CHECK_EQ(lookup(&f, f.root, "priv", &fh, &a), 0);
+	{
+		struct vfs_node *priv = fx_node(&f, &fh);
+		bool dv = false;
+
+		outside_file(&f, "priv/x", "");
+		CHECK_EQ(lookup(&f, priv, "x", &fh2, &a), 0);
+		CHECK_EQ(lookup(&f, priv, "x", &fh2, &a), 0); /* cached now */
+		CHECK_EQ(vfs_lookup(&fx_user_ctx, priv, "x", &fh3, &a, &da, &dv), -EACCES);
+		/* ".." is always resolved by opening (it must stop at the export root) */
+		hits = vfs_lookup_cache_hits();
+		CHECK_EQ(lookup(&f, priv, "..", &fh3, &a), 0);
+		CHECK_EQ(vfs_lookup_cache_hits(), hits);
+		CHECK_MEM(fh3.data, f.root_fh.data, f.root_fh.len);
+		vfs_node_put(priv);
+	}
 	fx_teardown(&f);
 }
 
@@ -392,5 +486,6 @@ static void test_fs_info(void)
 	fx_teardown(&f);
 }
 
-TESTS(test_lookup_dots_and_names, test_symlink_never_followed, test_create_modes,
-      test_write_read_commit, test_permissions, test_setattr, test_dir_ops, test_fs_info);
+TESTS(test_lookup_dots_and_names, test_lookup_from_cache, test_symlink_never_followed,
+      test_create_modes, test_write_read_commit, test_permissions, test_setattr, test_dir_ops,
+      test_fs_info);
