@@ -65,6 +65,7 @@ struct bench_run {
 	double working_set_pct;	  /* 30 for SFS2008 */
 	double append_pct;	  /* 70 */
 	char write_stability[16]; /* "FILE_SYNC", "UNSTABLE", ... */
+	char call_pacing[96];	  /* when a process sends its calls (--send-ahead-us) */
 	uint32_t ntargets;
 	struct bench_target targets[BENCH_MAX_TARGETS];
 	/* Results */

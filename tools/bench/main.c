@@ -80,7 +80,7 @@ static void usage(FILE *f)
 	      "  --threads N        engine threads (default 1)\n"
 	      "  --biod N           RPCs in flight per large READ/WRITE (default 2)\n"
 	      "  --send-ahead-us N  when a process sends, it also sends what is due within\n"
-	      "                     N us, to share a wake-up (default 1000)\n"
+	      "                     N us, to share a wake-up (default 0: each call when due)\n"
 	      "  --send-batch N     ...but at most about N calls per engine thread, so\n"
 	      "                     that calls sent together wait little for each other\n"
 	      "                     (default 8; 0: the time window alone)\n"
@@ -441,6 +441,15 @@ static void fill_run_header(const struct opts *o, const struct bench_cfg *cfg,
 	run->working_set_pct = o->ws_pct;
 	run->append_pct = o->append_pct;
 	snprintf(run->write_stability, sizeof(run->write_stability), "%s", stab[o->stable]);
+	if (o->ahead_us == 0)
+		snprintf(run->call_pacing, sizeof(run->call_pacing), "each call when it is due");
+	else if (o->send_batch == 0)
+		snprintf(run->call_pacing, sizeof(run->call_pacing),
+			 "calls due within %u us sent together", o->ahead_us);
+	else
+		snprintf(run->call_pacing, sizeof(run->call_pacing),
+			 "calls due within %u us sent together, at most about %u per thread",
+			 o->ahead_us, o->send_batch);
 }
 
 struct peak_trial {
@@ -557,7 +566,7 @@ int main(int argc, char **argv)
 			 .procs = 8,
 			 .in_flight = 8,
 			 .threads = 1,
-			 .ahead_us = 1000,
+			 .ahead_us = 0,
 			 .send_batch = 8,
 			 .biod = 2,
 			 .unit_kib = 32,

@@ -891,6 +891,7 @@ static void benchmark_parameters(FILE *out, const struct bench_run *run)
 	kvf(out, "Working Set", "%g%% of the I/O files", run->working_set_pct);
 	kvf(out, "Appends", "%g%% of WRITEs", run->append_pct);
 	kv(out, "Write Stability", or_ns(run->write_stability));
+	kv(out, "Call Pacing", or_ns(run->call_pacing));
 	kvf(out, "Fileset",
 	    "%" PRIu64 " bytes: %" PRIu64 " I/O files, %" PRIu64 " non-I/O files, %" PRIu64
 	    " directories, %" PRIu64 " symlinks",
