@@ -176,6 +176,7 @@ int wlog_open(const char *path, const struct wlog_opts *o, struct wlog **out)
 	*out = NULL;
 	if (!w)
 		return -ENOMEM;
+	atomic_init(&w->next_seq_pub, 0);
 	w->opts = *o;
 	w->fd = -1;
 	w->path = strdup(path);
@@ -219,6 +220,7 @@ int wlog_open(const char *path, const struct wlog_opts *o, struct wlog **out)
 	w->epoch = w->sb_epoch = sb.epoch;
 	w->tail_lsn = w->head_lsn = w->durable_lsn = sb.tail_lsn;
 	w->retired_seq = w->durable_seq = w->next_seq = sb.tail_seq;
+	atomic_store(&w->next_seq_pub, w->next_seq);
 	w->fill = sizeof(struct wlog_batch);
 	w->filling = w->buf[0];
 	for (unsigned i = 1; i < WLOG_NBUF; i++)
@@ -316,6 +318,7 @@ int wlog_replay(struct wlog *w, wlog_apply_fn apply, void *arg, uint64_t *nappli
 	}
 	w->head_lsn = w->durable_lsn = lsn;
 	w->durable_seq = w->next_seq = seq;
+	atomic_store(&w->next_seq_pub, w->next_seq);
 	return 0;
 }
 

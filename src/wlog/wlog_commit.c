@@ -161,6 +161,7 @@ int wlog_append(struct wlog *w, struct wlog_rec *r, bool wait)
 	w->fill += need;
 	w->nrec++;
 	r->seq = w->next_seq++;
+	atomic_store(&w->next_seq_pub, w->next_seq);
 	if (w->retired_seq == r->seq)
 		w->oldest_ns = wlog_now_ns(); /* the first record not retired */
 	if (crowded(w))
@@ -183,12 +184,7 @@ out_err:
 
 uint64_t wlog_next_seq(struct wlog *w)
 {
-	uint64_t s;
-
-	pthread_mutex_lock(&w->mu);
-	s = w->next_seq;
-	pthread_mutex_unlock(&w->mu);
-	return s;
+	return atomic_load(&w->next_seq_pub);
 }
 
 int wlog_retire(struct wlog *w, uint64_t seq)

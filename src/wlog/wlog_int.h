@@ -8,6 +8,7 @@
 #define SHOAL_WLOG_INT_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "wlog/wlog.h"
@@ -70,9 +71,12 @@ struct wlog {
 
 	/* Filling: the batch the appenders copy into. */
 	uint8_t *filling;
-	uint32_t fill;	    /* bytes in it, header included */
-	uint32_t nrec;	    /* records in it */
-	uint64_t next_seq;  /* of the next record */
+	uint32_t fill;	   /* bytes in it, header included */
+	uint32_t nrec;	   /* records in it */
+	uint64_t next_seq; /* of the next record */
+	/* next_seq, stored after every change (lock held) and read without the lock, so
+	 * that callers holding locks of their own never wait for the log's. */
+	_Atomic uint64_t next_seq_pub;
 	uint64_t oldest_ns; /* when the oldest record not retired came */
 	uint64_t epoch;	    /* of the batches this start writes */
 
