@@ -277,14 +277,14 @@ static int export_gone(struct vfs_export *ve)
 	return atomic_load_explicit(&ve->gone, memory_order_relaxed) ? -ESTALE : 0;
 }
 
-struct vfs_node *vfs_node_find(struct vfs_export *ve, const struct vfs_fh *fh)
+struct vfs_node *vfs_node_find(struct vfs_export *ve, const uint8_t *fh, size_t len)
 {
-	uint64_t hash = vfs_fh_hash(fh->data, fh->len);
+	uint64_t hash = vfs_fh_hash(fh, len);
 	struct vfs_node_shard *sh = shard_of(ve, hash);
 	struct vfs_node *n;
 
 	pthread_mutex_lock(&sh->lock);
-	n = find(sh, hash, fh->data, fh->len);
+	n = find(sh, hash, fh, len);
 	if (n)
 		node_ref_locked(sh, n);
 	pthread_mutex_unlock(&sh->lock);
@@ -306,9 +306,7 @@ int vfs_node_get(struct vfs_export *ve, const uint8_t *fh, size_t len, struct vf
 	err = export_gone(ve);
 	if (err)
 		return err;
-	vfh.len = (uint8_t)len;
-	memcpy(vfh.data, fh, len);
-	n = vfs_node_find(ve, &vfh);
+	n = vfs_node_find(ve, fh, len);
 	if (n) {
 		*out = n;
 		return 0;
@@ -346,6 +344,8 @@ int vfs_node_get(struct vfs_export *ve, const uint8_t *fh, size_t len, struct vf
 		ve->be->close(fd);
 		return err;
 	}
+	vfh.len = (uint8_t)len;
+	memcpy(vfh.data, fh, len);
 	return insert(ve, &vfh, fd, st.st_mode & S_IFMT, out);
 }
 

@@ -89,8 +89,8 @@ void vfs_cache_init(struct vfs_export *ve);
 void vfs_cache_fini(struct vfs_export *ve);
 /* Mark the node of handle @fh stale: later vfs_node_get() of it re-resolves. */
 void vfs_cache_forget(struct vfs_export *ve, const struct vfs_fh *fh);
-/* The cached node (referenced) of handle @fh, or NULL: never opens anything. */
-struct vfs_node *vfs_node_find(struct vfs_export *ve, const struct vfs_fh *fh);
+/* The cached node (referenced) of handle @fh (@len bytes), or NULL: opens nothing. */
+struct vfs_node *vfs_node_find(struct vfs_export *ve, const uint8_t *fh, size_t len);
 /* Node (referenced) for object reference @fd just resolved in @ve, with its attributes
  * in *attr; consumes @fd. */
 int vfs_node_from_fd(struct vfs_export *ve, int fd, struct vfs_attr *attr, struct vfs_node **out);

@@ -128,16 +128,14 @@ out:
 	return err;
 }
 
-/* Object reference for @name in directory @dir, as the caller; ".." stays inside. */
-static int lookup_fd(const struct vfs_ctx *ctx, struct vfs_node *dir, const char *name)
+/* Object reference for @name in directory @dir (as the caller: vfs_become() done);
+ * ".." stays inside. */
+static int lookup_fd(struct vfs_node *dir, const char *name)
 {
 	struct vfs_export *ve = dir->ve;
 	struct stat st;
 	int fd, err;
 
-	err = vfs_become(ve, ctx);
-	if (err)
-		return err;
 	if (strcmp(name, "..") != 0)
 		return ve->be->resolve(dir->fd, name);
 	err = ve->be->stat(dir->fd, &st);
@@ -167,15 +165,15 @@ unsigned long vfs_lookup_cache_hits(void)
 
 /*
  * LOOKUP of an object the cache holds, without opening anything: the back-end handle
- * comes straight from the name (as the caller, so the directory's search permission
- * is checked, and a symbolic link is not followed), and the node of that handle gives
- * the attributes. A handle names one object for good (its inode and generation), so
+ * comes straight from the name (as the caller, vfs_become() done, so the directory's
+ * search permission is checked; a symbolic link is not followed), and the node of that
+ * handle gives the attributes. A handle names one object for good (its inode and generation), so
  * the node found is the object the name led to even if the name has changed since.
  * Returns 0, a negative errno, or LOOKUP_UNCACHED: not cached, on another mount, or
  * an error the opening path should judge.
  */
-static int lookup_cached(const struct vfs_ctx *ctx, struct vfs_node *dir, const char *name,
-			 struct vfs_fh *fh, struct vfs_attr *attr)
+static int lookup_cached(struct vfs_node *dir, const char *name, struct vfs_fh *fh,
+			 struct vfs_attr *attr)
 {
 	struct vfs_export *ve = dir->ve;
 	struct vfs_node *node;
@@ -183,15 +181,12 @@ static int lookup_cached(const struct vfs_ctx *ctx, struct vfs_node *dir, const 
 	struct vfs_fh h;
 	int mount_id, err;
 
-	err = vfs_become(ve, ctx);
-	if (err)
-		return err;
 	err = ve->be->fh_of(dir->fd, name, &bk, &mount_id);
 	if (err == -ENOENT)
 		return err;
 	if (err || mount_id != ve->mount_id || vfs_fh_make(ve, &bk, &h) != 0)
 		return LOOKUP_UNCACHED;
-	node = vfs_node_find(ve, &h);
+	node = vfs_node_find(ve, h.data, h.len);
 	if (!node)
 		return LOOKUP_UNCACHED;
 	err = vfs_getattr(node, attr) == 0 ? 0 : LOOKUP_UNCACHED;
@@ -216,12 +211,15 @@ int vfs_lookup(const struct vfs_ctx *ctx, struct vfs_node *dir, const char *name
 		err = -ENOTDIR;
 		goto out;
 	}
+	err = vfs_become(dir->ve, ctx);
+	if (err)
+		goto out;
 	if (strcmp(name, "..") != 0) {
-		err = lookup_cached(ctx, dir, name, fh, attr);
+		err = lookup_cached(dir, name, fh, attr);
 		if (err != LOOKUP_UNCACHED)
 			goto out;
 	}
-	fd = lookup_fd(ctx, dir, name);
+	fd = lookup_fd(dir, name);
 	if (fd < 0) {
 		err = fd;
 		goto out;

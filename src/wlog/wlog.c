@@ -176,7 +176,7 @@ int wlog_open(const char *path, const struct wlog_opts *o, struct wlog **out)
 	*out = NULL;
 	if (!w)
 		return -ENOMEM;
-	atomic_init(&w->next_seq_pub, 0);
+	atomic_init(&w->next_seq, 0);
 	w->opts = *o;
 	w->fd = -1;
 	w->path = strdup(path);
@@ -219,8 +219,8 @@ int wlog_open(const char *path, const struct wlog_opts *o, struct wlog **out)
 	w->sb_gen = sb.gen;
 	w->epoch = w->sb_epoch = sb.epoch;
 	w->tail_lsn = w->head_lsn = w->durable_lsn = sb.tail_lsn;
-	w->retired_seq = w->durable_seq = w->next_seq = sb.tail_seq;
-	atomic_store(&w->next_seq_pub, w->next_seq);
+	w->retired_seq = w->durable_seq = sb.tail_seq;
+	atomic_store(&w->next_seq, sb.tail_seq);
 	w->fill = sizeof(struct wlog_batch);
 	w->filling = w->buf[0];
 	for (unsigned i = 1; i < WLOG_NBUF; i++)
@@ -317,8 +317,8 @@ int wlog_replay(struct wlog *w, wlog_apply_fn apply, void *arg, uint64_t *nappli
 		seq += h.nrec;
 	}
 	w->head_lsn = w->durable_lsn = lsn;
-	w->durable_seq = w->next_seq = seq;
-	atomic_store(&w->next_seq_pub, w->next_seq);
+	w->durable_seq = seq;
+	atomic_store(&w->next_seq, seq);
 	return 0;
 }
 

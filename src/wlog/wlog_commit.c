@@ -161,7 +161,6 @@ int wlog_append(struct wlog *w, struct wlog_rec *r, bool wait)
 	w->fill += need;
 	w->nrec++;
 	r->seq = w->next_seq++;
-	atomic_store(&w->next_seq_pub, w->next_seq);
 	if (w->retired_seq == r->seq)
 		w->oldest_ns = wlog_now_ns(); /* the first record not retired */
 	if (crowded(w))
@@ -184,7 +183,7 @@ out_err:
 
 uint64_t wlog_next_seq(struct wlog *w)
 {
-	return atomic_load(&w->next_seq_pub);
+	return atomic_load(&w->next_seq);
 }
 
 int wlog_retire(struct wlog *w, uint64_t seq)

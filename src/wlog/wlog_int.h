@@ -71,12 +71,12 @@ struct wlog {
 
 	/* Filling: the batch the appenders copy into. */
 	uint8_t *filling;
-	uint32_t fill;	   /* bytes in it, header included */
-	uint32_t nrec;	   /* records in it */
-	uint64_t next_seq; /* of the next record */
-	/* next_seq, stored after every change (lock held) and read without the lock, so
-	 * that callers holding locks of their own never wait for the log's. */
-	_Atomic uint64_t next_seq_pub;
+	uint32_t fill; /* bytes in it, header included */
+	uint32_t nrec; /* records in it */
+	/* Of the next record: changed with the lock held, read without it by
+	 * wlog_next_seq(), so that callers holding locks of their own never wait for the
+	 * log's. */
+	_Atomic uint64_t next_seq;
 	uint64_t oldest_ns; /* when the oldest record not retired came */
 	uint64_t epoch;	    /* of the batches this start writes */
 
