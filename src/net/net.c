@@ -2,8 +2,9 @@
  * net.c - the transport's life cycle (see net.h): create, listen, start, stop, free.
  *
  * Every listener is opened once per event loop with SO_REUSEPORT, so the kernel
- * spreads TCP connections and UDP datagrams over the loops and no lock or hand-off
- * sits on the call path.
+ * spreads UDP datagrams and incoming TCP connections over the loops; a loop that
+ * accepts a connection while another has fewer hands it over (net_loop.c), so that
+ * connections stay evenly spread. No lock or hand-off sits on the call path.
  */
 #include "net/net_int.h"
 

@@ -18,6 +18,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <sys/socket.h>
 #include <sys/uio.h>
 
 #include "net/net.h"
@@ -117,6 +118,15 @@ struct net_sock {
 	struct net_loop *loop;
 };
 
+/* A connection accepted by one loop for another: the socket and what conn_new() needs. */
+struct net_incoming {
+	struct net_incoming *next;
+	int fd;
+	uint16_t port;
+	socklen_t len;
+	struct sockaddr_storage ss;
+};
+
 struct net_loop {
 	struct net_server *srv;
 	struct net_ev wake_ev;
@@ -131,6 +141,11 @@ struct net_loop {
 	struct net_sock socks[NET_MAX_LISTENERS];
 	unsigned nsocks;
 	_Atomic(struct net_req *) done; /* completions pushed by the blocking pool */
+	/* Connections another loop accepted and placed here (listen_accept()). */
+	_Atomic(struct net_incoming *) incoming;
+	/* Connections of this loop, counting those placed but not yet taken in: raised
+	 * by the loop that places one, lowered by this loop when it closes one. */
+	atomic_uint nconn;
 	struct net_req *free;
 	unsigned nfree;
 	uint8_t *bigs[NET_BIG_KEEP];

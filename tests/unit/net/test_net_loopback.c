@@ -4,7 +4,7 @@
  * duplicate request cache across a reconnect, UDP datagrams, an oversized record
  * and a client vanishing mid-record; then a clean stop (ASan checks for leaks). And
  * the two blocking pools: with every thread of the sync pool held, a call of the read
- * pool is still answered.
+ * pool is still answered. And connections are spread evenly over the event loops.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -68,6 +68,15 @@ static void run_hold(struct rpc_req *req, const void *args, void *res)
 	*(uint32_t *)res = *(const uint32_t *)args;
 }
 
+/* WHOAMI answers with the id of the thread that ran it: an inline call runs on its
+ * connection's loop, so the answer names that loop. */
+static void run_whoami(struct rpc_req *req, const void *args, void *res)
+{
+	(void)req;
+	(void)args;
+	*(uint32_t *)res = (uint32_t)gettid();
+}
+
 static const struct rpc_proc tprocs[] = {
 	[1] = {.name = "ECHO",
 	       .decode = dec_u32,
@@ -104,8 +113,14 @@ static const struct rpc_proc tprocs[] = {
 	       .res_size = 4,
 	       .blocking = true,
 	       .pool = RPC_POOL_READ},
+	[6] = {.name = "WHOAMI",
+	       .decode = dec_u32,
+	       .run = run_whoami,
+	       .encode = enc_u32,
+	       .args_size = 4,
+	       .res_size = 4},
 };
-static const struct rpc_version tvers[] = {{.vers = 1, .nprocs = 6, .procs = tprocs}};
+static const struct rpc_version tvers[] = {{.vers = 1, .nprocs = 7, .procs = tprocs}};
 static const struct rpc_program tprog = {.name = "t", .prog = TPROG, .nvers = 1, .versions = tvers};
 
 /* A call message (no record mark): 44 bytes. */
@@ -391,6 +406,73 @@ static void test_reads_pass_held_flushes(void)
 	sem_destroy(&hold_release);
 }
 
+/* The loop (its thread id) that serves connection @fd. */
+static uint32_t loop_of(int fd, uint32_t tag)
+{
+	uint32_t xid = 0, res = 0;
+
+	send_call(fd, 6, tag);
+	CHECK(read_reply(fd, &xid, &res, now_ms() + 5000));
+	CHECK_EQ(xid, tag);
+	return res;
+}
+
+/*
+ * Connections are spread evenly over the loops whatever the kernel's SO_REUSEPORT
+ * hash picks, and a loop whose connections closed gets the next ones. Each connection
+ * is served once before the next one connects, so every placement knows of the ones
+ * before it.
+ */
+static void test_connections_spread_over_loops(void)
+{
+	enum { LOOPS = 2, PER = 4, N = LOOPS * PER };
+	struct net_opts o = {.threads = LOOPS, .blocking_threads = 1};
+	struct timespec ms = {0, 1000000};
+	struct net_counters c;
+	struct net_server *s;
+	uint32_t tid[N], first;
+	int fd[N], same = 0;
+	uint16_t port = 0;
+	int64_t deadline;
+
+	if (!rpc_program_find(TPROG))
+		CHECK_EQ(rpc_register(&tprog), 0);
+	CHECK_EQ(net_server_new(&o, &s), 0);
+	CHECK_EQ(net_server_listen(s, IPPROTO_TCP, "127.0.0.1", 0, &port), 0);
+	CHECK_EQ(net_server_start(s), 0);
+	for (int i = 0; i < N; i++) {
+		fd[i] = tcp_connect(port);
+		CHECK(fd[i] >= 0);
+		tid[i] = loop_of(fd[i], 100 + (uint32_t)i);
+	}
+	first = tid[0];
+	for (int i = 0; i < N; i++)
+		same += tid[i] == first;
+	CHECK_EQ(same, PER);
+	/* Empty the first loop: it gets every new connection until it is even again. */
+	for (int i = 0; i < N; i++)
+		if (tid[i] == first) {
+			close(fd[i]);
+			fd[i] = -1;
+		}
+	deadline = now_ms() + 5000;
+	for (net_server_counters(s, &c); c.connections != N - PER && now_ms() < deadline;
+	     net_server_counters(s, &c))
+		nanosleep(&ms, NULL); /* polling for the server to see the closes */
+	CHECK_EQ(c.connections, N - PER);
+	for (int i = 0; i < N; i++) {
+		if (fd[i] >= 0)
+			continue;
+		fd[i] = tcp_connect(port);
+		CHECK(fd[i] >= 0);
+		CHECK_EQ(loop_of(fd[i], 200 + (uint32_t)i), first);
+	}
+	for (int i = 0; i < N; i++)
+		close(fd[i]);
+	net_server_stop(s, 2000);
+	net_server_free(s);
+}
+
 static void test_listen_errors_and_unstarted_free(void)
 {
 	struct net_opts o = {.threads = 1};
@@ -403,4 +485,5 @@ static void test_listen_errors_and_unstarted_free(void)
 	net_server_free(s);
 }
 
-TESTS(test_loopback, test_listen_errors_and_unstarted_free, test_reads_pass_held_flushes);
+TESTS(test_loopback, test_listen_errors_and_unstarted_free, test_reads_pass_held_flushes,
+      test_connections_spread_over_loops);
