@@ -231,8 +231,6 @@ int vfs_setattr(const struct vfs_ctx *ctx, struct vfs_node *node, const struct v
  */
 int vfs_lookup(const struct vfs_ctx *ctx, struct vfs_node *dir, const char *name, struct vfs_fh *fh,
 	       struct vfs_attr *attr, struct vfs_attr *dir_attr, bool *dir_attr_valid);
-/* Lookups this thread answered from the node cache, opening nothing (for tests). */
-unsigned long vfs_lookup_cache_hits(void);
 /* Which of the @want VFS_ACCESS_* bits the caller holds; *attr is filled too. */
 int vfs_access(const struct vfs_ctx *ctx, struct vfs_node *node, uint32_t want, uint32_t *granted,
 	       struct vfs_attr *attr);

@@ -154,13 +154,6 @@ static int lookup_fd(struct vfs_node *dir, const char *name)
 	return fd;
 }
 
-static _Thread_local unsigned long lookup_hits;
-
-unsigned long vfs_lookup_cache_hits(void)
-{
-	return lookup_hits;
-}
-
 #define LOOKUP_UNCACHED 1 /* lookup_cached(): take the path that opens the object */
 
 /*
@@ -190,10 +183,8 @@ static int lookup_cached(struct vfs_node *dir, const char *name, struct vfs_fh *
 	if (!node)
 		return LOOKUP_UNCACHED;
 	err = vfs_getattr(node, attr) == 0 ? 0 : LOOKUP_UNCACHED;
-	if (!err) {
+	if (!err)
 		*fh = node->fh;
-		lookup_hits++;
-	}
 	vfs_node_put(node);
 	return err;
 }
