@@ -615,6 +615,14 @@ static void conn_maybe_resume(struct net_conn *c)
 		conn_set_events(c, c->events & EPOLLOUT);
 }
 
+/* Close accepted socket @fd, counted for @l, that never became a connection. */
+static void conn_drop_fd(struct net_loop *l, int fd)
+{
+	close(fd);
+	atomic_fetch_sub(&l->nconn, 1);
+	atomic_fetch_sub(&l->srv->nconns, 1);
+}
+
 static void conn_new(struct net_loop *l, int fd, struct sockaddr_storage *ss, socklen_t len,
 		     uint16_t port)
 {
@@ -647,9 +655,7 @@ static void conn_new(struct net_loop *l, int fd, struct sockaddr_storage *ss, so
 	return;
 err:
 	free(c);
-	close(fd);
-	atomic_fetch_sub(&l->nconn, 1);
-	atomic_fetch_sub(&l->srv->nconns, 1);
+	conn_drop_fd(l, fd);
 }
 
 /*
@@ -711,13 +717,10 @@ static void loop_incoming(struct net_loop *l, bool closing)
 	while (in) {
 		struct net_incoming *next = in->next;
 
-		if (closing) {
-			close(in->fd);
-			atomic_fetch_sub(&l->nconn, 1);
-			atomic_fetch_sub(&l->srv->nconns, 1);
-		} else {
+		if (closing)
+			conn_drop_fd(l, in->fd);
+		else
 			conn_new(l, in->fd, &in->ss, in->len, in->port);
-		}
 		free(in);
 		in = next;
 	}
