@@ -137,7 +137,7 @@ static void check_mount_procs(const char *host, const char *path, struct nfsc_fh
 	nfsc_connect_env(&mx, host, true);
 	nfsc_call_init(&c, 0, NULL);
 	expect_true("mount-null",
-		    nfsc_run(&mx, &c, rpc_mount3_null_async(mx.rpc, nfsc_call_cb, &c)) == 0,
+		    NFSC_RUN(&mx, &c, rpc_mount3_null_async(mx.rpc, nfsc_call_cb, &c)) == 0,
 		    "a reply to MOUNT NULL");
 
 	st = nfsc_mnt(&mx, path, root, &sys);
@@ -157,26 +157,26 @@ static void check_mount_procs(const char *host, const char *path, struct nfsc_fh
 
 	nfsc_call_init(&c, 0, hook_export);
 	c.arg = (void *)path;
-	if (nfsc_run(&mx, &c, rpc_mount3_export_async(mx.rpc, nfsc_call_cb, &c)))
+	if (NFSC_RUN(&mx, &c, rpc_mount3_export_async(mx.rpc, nfsc_call_cb, &c)))
 		check_fail("mount-export", "expected a reply got %s", mx.err);
 	else
 		expect_true("mount-export", c.got, "the export list to contain the path");
 
 	nfsc_call_init(&c, 0, hook_dump);
 	c.arg = (void *)path;
-	if (nfsc_run(&mx, &c, rpc_mount3_dump_async(mx.rpc, nfsc_call_cb, &c)))
+	if (NFSC_RUN(&mx, &c, rpc_mount3_dump_async(mx.rpc, nfsc_call_cb, &c)))
 		check_fail("mount-dump", "expected a reply got %s", mx.err);
 	else
 		expect_true("mount-dump", c.got, "the mount list to contain the mounted path");
 
 	nfsc_call_init(&c, 0, NULL);
 	expect_true("mount-umnt",
-		    nfsc_run(&mx, &c,
+		    NFSC_RUN(&mx, &c,
 			     rpc_mount3_umnt_async(mx.rpc, nfsc_call_cb, (char *)path, &c)) == 0,
 		    "a reply to UMNT");
 	nfsc_call_init(&c, 0, hook_dump);
 	c.arg = (void *)path;
-	if (nfsc_run(&mx, &c, rpc_mount3_dump_async(mx.rpc, nfsc_call_cb, &c)))
+	if (NFSC_RUN(&mx, &c, rpc_mount3_dump_async(mx.rpc, nfsc_call_cb, &c)))
 		check_fail("mount-dump-after-umnt", "expected a reply got %s", mx.err);
 	else
 		expect_true("mount-dump-after-umnt", !c.got,
@@ -257,7 +257,7 @@ static void check_lookup_access(struct nfsc *x, const struct nfsc_fh *root,
 		expect_true("lookup-hit-type", a.type == NF3REG, "a regular file");
 	LOOKUP3args la = {.what = {.dir = nfsc_fh3(dir), .name = "no-such-name"}};
 	nfsc_call_init(&c, sizeof(LOOKUP3res), NULL);
-	if (nfsc_run(x, &c, rpc_nfs3_lookup_async(x->rpc, nfsc_call_cb, &la, &c)))
+	if (NFSC_RUN(x, &c, rpc_nfs3_lookup_async(x->rpc, nfsc_call_cb, &la, &c)))
 		check_fail("lookup-miss", "expected a reply got %s", x->err);
 	else if (expect("lookup-miss", (int)c.res.lookup.status, NFS3ERR_NOENT))
 		expect_true("lookup-miss-dir-attrs",
@@ -362,7 +362,7 @@ static void check_special(struct nfsc *x, const struct nfsc_fh *dir)
 	ma.what.type = NF3FIFO;
 	ma.what.mknoddata3_u.pipe_attributes = nfsc_sattr_mode(0644);
 	nfsc_call_init(&c, sizeof(MKNOD3res), nfsc_hook_newobj);
-	if (nfsc_run(x, &c, rpc_nfs3_mknod_async(x->rpc, nfsc_call_cb, &ma, &c)))
+	if (NFSC_RUN(x, &c, rpc_nfs3_mknod_async(x->rpc, nfsc_call_cb, &ma, &c)))
 		check_fail("mknod-fifo", "expected a reply got %s", x->err);
 	else if (expect("mknod-fifo", (int)c.res.mknod.status, NFS3_OK) &&
 		 nfsc_lookup(x, dir, "fifo", NULL, &a) == NFS3_OK)
@@ -370,7 +370,7 @@ static void check_special(struct nfsc *x, const struct nfsc_fh *dir)
 	ma.where.name = "reg";
 	ma.what.type = NF3REG;
 	nfsc_call_init(&c, sizeof(MKNOD3res), NULL);
-	if (nfsc_run(x, &c, rpc_nfs3_mknod_async(x->rpc, nfsc_call_cb, &ma, &c)))
+	if (NFSC_RUN(x, &c, rpc_nfs3_mknod_async(x->rpc, nfsc_call_cb, &ma, &c)))
 		check_fail("mknod-reg", "expected NFS3ERR_BADTYPE got %s", x->err);
 	else
 		expect("mknod-reg", (int)c.res.mknod.status, NFS3ERR_BADTYPE);
@@ -520,13 +520,13 @@ static int readdir_page(struct nfsc *x, const struct nfsc_fh *dir, bool plus, ui
 		memcpy(a.cookieverf, verf, NFS3_COOKIEVERFSIZE);
 		nfsc_call_init(&c, sizeof(READDIRPLUS3res), hook_readdirplus);
 		c.arg = l;
-		rc = nfsc_run(x, &c, rpc_nfs3_readdirplus_async(x->rpc, nfsc_call_cb, &a, &c));
+		rc = NFSC_RUN(x, &c, rpc_nfs3_readdirplus_async(x->rpc, nfsc_call_cb, &a, &c));
 	} else {
 		READDIR3args a = {.dir = nfsc_fh3(dir), .cookie = cookie, .count = 1024};
 		memcpy(a.cookieverf, verf, NFS3_COOKIEVERFSIZE);
 		nfsc_call_init(&c, sizeof(READDIR3res), hook_readdir);
 		c.arg = l;
-		rc = nfsc_run(x, &c, rpc_nfs3_readdir_async(x->rpc, nfsc_call_cb, &a, &c));
+		rc = NFSC_RUN(x, &c, rpc_nfs3_readdir_async(x->rpc, nfsc_call_cb, &a, &c));
 	}
 	if (rc) {
 		check_fail(plus ? "readdirplus-page" : "readdir-page", "expected a reply got %s",
@@ -640,6 +640,9 @@ static int populate(struct nfsc *x, const struct nfsc_fh *dir, bool remove)
 		struct nfsc_call *cs[MAX_INFLIGHT];
 		int n = BIG_ENTRIES - base < MAX_INFLIGHT ? BIG_ENTRIES - base : MAX_INFLIGHT;
 
+		if (nfsc_broken(x)) /* its context is gone: nothing to send on */
+			return -1;
+
 		for (int i = 0; i < n; i++) {
 			int rc;
 
@@ -696,7 +699,7 @@ static void check_fsinfo(struct nfsc *x, const struct nfsc_fh *root)
 
 	FSSTAT3args sa = {.fsroot = nfsc_fh3(root)};
 	nfsc_call_init(&c, sizeof(FSSTAT3res), NULL);
-	if (nfsc_run(x, &c, rpc_nfs3_fsstat_async(x->rpc, nfsc_call_cb, &sa, &c)))
+	if (NFSC_RUN(x, &c, rpc_nfs3_fsstat_async(x->rpc, nfsc_call_cb, &sa, &c)))
 		check_fail("fsstat", "expected a reply got %s", x->err);
 	else if (expect("fsstat", (int)c.res.fsstat.status, NFS3_OK)) {
 		FSSTAT3resok *r = &c.res.fsstat.FSSTAT3res_u.resok;
@@ -716,7 +719,7 @@ static void check_fsinfo(struct nfsc *x, const struct nfsc_fh *root)
 
 	FSINFO3args ia = {.fsroot = nfsc_fh3(root)};
 	nfsc_call_init(&c, sizeof(FSINFO3res), NULL);
-	if (nfsc_run(x, &c, rpc_nfs3_fsinfo_async(x->rpc, nfsc_call_cb, &ia, &c)))
+	if (NFSC_RUN(x, &c, rpc_nfs3_fsinfo_async(x->rpc, nfsc_call_cb, &ia, &c)))
 		check_fail("fsinfo", "expected a reply got %s", x->err);
 	else if (expect("fsinfo", (int)c.res.fsinfo.status, NFS3_OK)) {
 		FSINFO3resok *r = &c.res.fsinfo.FSINFO3res_u.resok;
@@ -737,7 +740,7 @@ static void check_fsinfo(struct nfsc *x, const struct nfsc_fh *root)
 
 	PATHCONF3args pa = {.object = nfsc_fh3(root)};
 	nfsc_call_init(&c, sizeof(PATHCONF3res), NULL);
-	if (nfsc_run(x, &c, rpc_nfs3_pathconf_async(x->rpc, nfsc_call_cb, &pa, &c)))
+	if (NFSC_RUN(x, &c, rpc_nfs3_pathconf_async(x->rpc, nfsc_call_cb, &pa, &c)))
 		check_fail("pathconf", "expected a reply got %s", x->err);
 	else if (expect("pathconf", (int)c.res.pathconf.status, NFS3_OK)) {
 		PATHCONF3resok *r = &c.res.pathconf.PATHCONF3res_u.resok;
@@ -810,7 +813,7 @@ static int cmd_procs(const char *host, const char *path)
 	check_mount_procs(host, path, &root);
 	nfsc_connect_env(&x, host, false);
 	nfsc_call_init(&c, 0, NULL);
-	expect_true("null", nfsc_run(&x, &c, rpc_nfs3_null_async(x.rpc, nfsc_call_cb, &c)) == 0,
+	expect_true("null", NFSC_RUN(&x, &c, rpc_nfs3_null_async(x.rpc, nfsc_call_cb, &c)) == 0,
 		    "a reply to NFS NULL");
 	if (expect("getattr-root", nfsc_getattr(&x, &root, &a), NFS3_OK))
 		expect_true("getattr-root-type", a.type == NF3DIR, "the root to be NF3DIR");

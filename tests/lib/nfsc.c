@@ -85,7 +85,7 @@ int nfsc_mnt(struct nfsc *c, const char *path, struct nfsc_fh *root, bool *auths
 	struct nfsc_call k;
 
 	nfsc_call_init(&k, sizeof(mountres3), hook_mnt);
-	if (nfsc_run(c, &k, rpc_mount3_mnt_async(c->rpc, nfsc_call_cb, (char *)path, &k)))
+	if (NFSC_RUN(c, &k, rpc_mount3_mnt_async(c->rpc, nfsc_call_cb, (char *)path, &k)))
 		return -1;
 	if (k.res.mnt.fhs_status == MNT3_OK) {
 		if (root)
@@ -102,7 +102,7 @@ int nfsc_getattr(struct nfsc *c, const struct nfsc_fh *fh, fattr3 *attr)
 	GETATTR3args a = {.object = nfsc_fh3(fh)};
 
 	nfsc_call_init(&k, sizeof(GETATTR3res), NULL);
-	if (nfsc_run(c, &k, rpc_nfs3_getattr_async(c->rpc, nfsc_call_cb, &a, &k)))
+	if (NFSC_RUN(c, &k, rpc_nfs3_getattr_async(c->rpc, nfsc_call_cb, &a, &k)))
 		return -1;
 	if (attr && k.res.getattr.status == NFS3_OK)
 		*attr = k.res.getattr.GETATTR3res_u.resok.obj_attributes;
@@ -122,7 +122,7 @@ int nfsc_setattr(struct nfsc *c, const struct nfsc_fh *fh, const sattr3 *sa, con
 		a.guard.sattrguard3_u.obj_ctime = *guard;
 	}
 	nfsc_call_init(&k, sizeof(SETATTR3res), NULL);
-	if (nfsc_run(c, &k, rpc_nfs3_setattr_async(c->rpc, nfsc_call_cb, &a, &k)))
+	if (NFSC_RUN(c, &k, rpc_nfs3_setattr_async(c->rpc, nfsc_call_cb, &a, &k)))
 		return -1;
 	return (int)k.res.setattr.status;
 }
@@ -134,7 +134,7 @@ int nfsc_lookup(struct nfsc *c, const struct nfsc_fh *dir, const char *name, str
 	LOOKUP3args a = {.what = {.dir = nfsc_fh3(dir), .name = (char *)name}};
 
 	nfsc_call_init(&k, sizeof(LOOKUP3res), hook_lookup);
-	if (nfsc_run(c, &k, rpc_nfs3_lookup_async(c->rpc, nfsc_call_cb, &a, &k)))
+	if (NFSC_RUN(c, &k, rpc_nfs3_lookup_async(c->rpc, nfsc_call_cb, &a, &k)))
 		return -1;
 	if (k.res.lookup.status != NFS3_OK)
 		return (int)k.res.lookup.status;
@@ -157,7 +157,7 @@ int nfsc_access(struct nfsc *c, const struct nfsc_fh *fh, uint32_t want, uint32_
 	ACCESS3args a = {.object = nfsc_fh3(fh), .access = want};
 
 	nfsc_call_init(&k, sizeof(ACCESS3res), NULL);
-	if (nfsc_run(c, &k, rpc_nfs3_access_async(c->rpc, nfsc_call_cb, &a, &k)))
+	if (NFSC_RUN(c, &k, rpc_nfs3_access_async(c->rpc, nfsc_call_cb, &a, &k)))
 		return -1;
 	if (granted && k.res.access.status == NFS3_OK)
 		*granted = k.res.access.ACCESS3res_u.resok.access;
@@ -173,7 +173,7 @@ int nfsc_readlink(struct nfsc *c, const struct nfsc_fh *fh, char *buf, size_t ca
 	k.buf = buf;
 	k.cap = cap;
 	buf[0] = 0;
-	if (nfsc_run(c, &k, rpc_nfs3_readlink_async(c->rpc, nfsc_call_cb, &a, &k)))
+	if (NFSC_RUN(c, &k, rpc_nfs3_readlink_async(c->rpc, nfsc_call_cb, &a, &k)))
 		return -1;
 	return (int)k.res.readlink.status;
 }
@@ -187,7 +187,7 @@ int nfsc_read(struct nfsc *c, const struct nfsc_fh *fh, uint64_t off, uint32_t l
 	nfsc_call_init(&k, sizeof(READ3res), hook_read);
 	k.buf = buf;
 	k.cap = len;
-	if (nfsc_run(c, &k, rpc_nfs3_read_async(c->rpc, nfsc_call_cb, &a, &k)))
+	if (NFSC_RUN(c, &k, rpc_nfs3_read_async(c->rpc, nfsc_call_cb, &a, &k)))
 		return -1;
 	if (k.res.read.status == NFS3_OK) {
 		if (k.got != k.res.read.READ3res_u.resok.count || k.got > len) {
@@ -219,7 +219,7 @@ int nfsc_write(struct nfsc *c, const struct nfsc_fh *fh, uint64_t off, const voi
 	a.data.data_len = len;
 	a.data.data_val = (char *)data;
 	nfsc_call_init(&k, sizeof(WRITE3res), NULL);
-	if (nfsc_run(c, &k, rpc_nfs3_write_async(c->rpc, nfsc_call_cb, &a, &k)))
+	if (NFSC_RUN(c, &k, rpc_nfs3_write_async(c->rpc, nfsc_call_cb, &a, &k)))
 		return -1;
 	if (k.res.write.status == NFS3_OK) {
 		WRITE3resok *r = &k.res.write.WRITE3res_u.resok;
@@ -240,7 +240,7 @@ int nfsc_commit(struct nfsc *c, const struct nfsc_fh *fh, uint8_t verf[8])
 	COMMIT3args a = {.file = nfsc_fh3(fh), .offset = 0, .count = 0};
 
 	nfsc_call_init(&k, sizeof(COMMIT3res), NULL);
-	if (nfsc_run(c, &k, rpc_nfs3_commit_async(c->rpc, nfsc_call_cb, &a, &k)))
+	if (NFSC_RUN(c, &k, rpc_nfs3_commit_async(c->rpc, nfsc_call_cb, &a, &k)))
 		return -1;
 	if (verf && k.res.commit.status == NFS3_OK)
 		memcpy(verf, k.res.commit.COMMIT3res_u.resok.verf, 8);
@@ -284,7 +284,7 @@ int nfsc_create(struct nfsc *c, const struct nfsc_fh *dir, const char *name, cre
 	a.how.mode = how;
 	a.how.createhow3_u.obj_attributes = nfsc_sattr_mode((int)mode);
 	nfsc_call_init(&k, sizeof(CREATE3res), nfsc_hook_newobj);
-	if (nfsc_run(c, &k, rpc_nfs3_create_async(c->rpc, nfsc_call_cb, &a, &k)))
+	if (NFSC_RUN(c, &k, rpc_nfs3_create_async(c->rpc, nfsc_call_cb, &a, &k)))
 		return -1;
 	if (k.res.create.status != NFS3_OK)
 		return (int)k.res.create.status;
@@ -310,7 +310,7 @@ int nfsc_create_exclusive(struct nfsc *c, const struct nfsc_fh *dir, const char 
 	a.how.mode = EXCLUSIVE;
 	memcpy(a.how.createhow3_u.verf, verf, NFS3_CREATEVERFSIZE);
 	nfsc_call_init(&k, sizeof(CREATE3res), nfsc_hook_newobj);
-	if (nfsc_run(c, &k, rpc_nfs3_create_async(c->rpc, nfsc_call_cb, &a, &k)))
+	if (NFSC_RUN(c, &k, rpc_nfs3_create_async(c->rpc, nfsc_call_cb, &a, &k)))
 		return -1;
 	if (k.res.create.status != NFS3_OK)
 		return (int)k.res.create.status;
@@ -325,7 +325,7 @@ int nfsc_mkdir(struct nfsc *c, const struct nfsc_fh *dir, const char *name, uint
 			.attributes = nfsc_sattr_mode((int)mode)};
 
 	nfsc_call_init(&k, sizeof(MKDIR3res), nfsc_hook_newobj);
-	if (nfsc_run(c, &k, rpc_nfs3_mkdir_async(c->rpc, nfsc_call_cb, &a, &k)))
+	if (NFSC_RUN(c, &k, rpc_nfs3_mkdir_async(c->rpc, nfsc_call_cb, &a, &k)))
 		return -1;
 	if (k.res.mkdir.status != NFS3_OK)
 		return (int)k.res.mkdir.status;
@@ -344,7 +344,7 @@ int nfsc_symlink(struct nfsc *c, const struct nfsc_fh *dir, const char *name, co
 	a.symlink.symlink_attributes = nfsc_sattr_mode(0777);
 	a.symlink.symlink_data = (char *)target;
 	nfsc_call_init(&k, sizeof(SYMLINK3res), nfsc_hook_newobj);
-	if (nfsc_run(c, &k, rpc_nfs3_symlink_async(c->rpc, nfsc_call_cb, &a, &k)))
+	if (NFSC_RUN(c, &k, rpc_nfs3_symlink_async(c->rpc, nfsc_call_cb, &a, &k)))
 		return -1;
 	if (k.res.symlink.status != NFS3_OK)
 		return (int)k.res.symlink.status;
@@ -357,7 +357,7 @@ int nfsc_remove(struct nfsc *c, const struct nfsc_fh *dir, const char *name)
 	REMOVE3args a = {.object = {.dir = nfsc_fh3(dir), .name = (char *)name}};
 
 	nfsc_call_init(&k, sizeof(REMOVE3res), NULL);
-	if (nfsc_run(c, &k, rpc_nfs3_remove_async(c->rpc, nfsc_call_cb, &a, &k)))
+	if (NFSC_RUN(c, &k, rpc_nfs3_remove_async(c->rpc, nfsc_call_cb, &a, &k)))
 		return -1;
 	return (int)k.res.remove.status;
 }
@@ -368,7 +368,7 @@ int nfsc_rmdir(struct nfsc *c, const struct nfsc_fh *dir, const char *name)
 	RMDIR3args a = {.object = {.dir = nfsc_fh3(dir), .name = (char *)name}};
 
 	nfsc_call_init(&k, sizeof(RMDIR3res), NULL);
-	if (nfsc_run(c, &k, rpc_nfs3_rmdir_async(c->rpc, nfsc_call_cb, &a, &k)))
+	if (NFSC_RUN(c, &k, rpc_nfs3_rmdir_async(c->rpc, nfsc_call_cb, &a, &k)))
 		return -1;
 	return (int)k.res.rmdir.status;
 }
@@ -381,7 +381,7 @@ int nfsc_rename(struct nfsc *c, const struct nfsc_fh *fdir, const char *fname,
 			 .to = {.dir = nfsc_fh3(tdir), .name = (char *)tname}};
 
 	nfsc_call_init(&k, sizeof(RENAME3res), NULL);
-	if (nfsc_run(c, &k, rpc_nfs3_rename_async(c->rpc, nfsc_call_cb, &a, &k)))
+	if (NFSC_RUN(c, &k, rpc_nfs3_rename_async(c->rpc, nfsc_call_cb, &a, &k)))
 		return -1;
 	return (int)k.res.rename.status;
 }
@@ -392,7 +392,7 @@ int nfsc_link(struct nfsc *c, const struct nfsc_fh *fh, const struct nfsc_fh *di
 	LINK3args a = {.file = nfsc_fh3(fh), .link = {.dir = nfsc_fh3(dir), .name = (char *)name}};
 
 	nfsc_call_init(&k, sizeof(LINK3res), NULL);
-	if (nfsc_run(c, &k, rpc_nfs3_link_async(c->rpc, nfsc_call_cb, &a, &k)))
+	if (NFSC_RUN(c, &k, rpc_nfs3_link_async(c->rpc, nfsc_call_cb, &a, &k)))
 		return -1;
 	return (int)k.res.link.status;
 }
@@ -412,7 +412,7 @@ int nfsc_readdir(struct nfsc *c, const struct nfsc_fh *dir, nfsc_dirent_fn fn, v
 		a.count = 4096;
 		nfsc_call_init(&k, sizeof(READDIR3res), hook_readdir);
 		k.arg = &l;
-		if (nfsc_run(c, &k, rpc_nfs3_readdir_async(c->rpc, nfsc_call_cb, &a, &k)))
+		if (NFSC_RUN(c, &k, rpc_nfs3_readdir_async(c->rpc, nfsc_call_cb, &a, &k)))
 			return -1;
 		if (k.res.readdir.status != NFS3_OK)
 			return (int)k.res.readdir.status;

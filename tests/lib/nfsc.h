@@ -151,6 +151,9 @@ void nfsc_call_cb(struct rpc_context *rpc, int status, void *data, void *priv);
 /* Wait for @k, sent by an *_async function that returned @rc: 0 when a reply was
  * decoded, else -1 (the connection is broken). */
 int nfsc_run(struct nfsc *c, struct nfsc_call *k, int rc);
+/* Send with @async_call (an *_async call naming c->rpc and @k) and wait, as nfsc_run();
+ * on a broken connection, whose context is gone, -1 without sending. */
+#define NFSC_RUN(c, k, async_call) (nfsc_broken(c) ? -1 : nfsc_run((c), (k), (async_call)))
 /* Wait until every call in @ks has its reply: 0, or -1 (the connection is broken). */
 int nfsc_wait(struct nfsc *c, struct nfsc_call *const *ks, size_t n);
 nfs_fh3 nfsc_fh3(const struct nfsc_fh *fh);

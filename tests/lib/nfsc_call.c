@@ -43,10 +43,16 @@ void nfsc_call_init(struct nfsc_call *k, size_t res_size, nfsc_hook hook)
 	k->hook = hook;
 }
 
+/*
+ * The connection is of no more use: say why, and destroy the context now, while the
+ * calls still pending (usually on the caller's stack) are alive to be told so by their
+ * callbacks; libnfs would otherwise call them later, into whatever reused that memory.
+ */
 static int broke(struct nfsc *c, const char *what, const char *why)
 {
 	snprintf(c->err, sizeof(c->err), "%s: %s", what, why);
 	c->broken = true;
+	nfsc_close(c);
 	return -1;
 }
 
@@ -65,9 +71,10 @@ int nfsc_wait(struct nfsc *c, struct nfsc_call *const *ks, size_t n)
 		if (!pending)
 			break;
 		if (now_ms() > deadline) {
-			snprintf(c->err, sizeof(c->err), "no reply within %d ms", c->timeout_ms);
-			c->broken = true;
-			return -1;
+			char why[32];
+
+			snprintf(why, sizeof(why), "%d ms", c->timeout_ms);
+			return broke(c, "no reply within", why);
 		}
 		pfd.fd = rpc_get_fd(c->rpc);
 		pfd.events = (short)rpc_which_events(c->rpc);
@@ -79,10 +86,10 @@ int nfsc_wait(struct nfsc *c, struct nfsc_call *const *ks, size_t n)
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (ks[i]->status != RPC_STATUS_SUCCESS) {
-			snprintf(c->err, sizeof(c->err), "rpc status %d: %s", ks[i]->status,
-				 rpc_get_error(c->rpc));
-			c->broken = true;
-			return -1;
+			char why[128];
+
+			snprintf(why, sizeof(why), "%d: %s", ks[i]->status, rpc_get_error(c->rpc));
+			return broke(c, "rpc status", why);
 		}
 	}
 	return 0;
@@ -110,8 +117,7 @@ int nfsc_connect(struct nfsc *c, const char *host, int port, int timeout_s)
 	}
 	nfsc_call_init(&k, 0, NULL);
 	if (nfsc_run(c, &k, rpc_connect_async(c->rpc, host, port, nfsc_call_cb, &k))) {
-		rpc_destroy_context(c->rpc);
-		c->rpc = NULL;
+		nfsc_close(c);
 		return -1;
 	}
 	return 0;
