@@ -6,10 +6,14 @@
  * blocking pool borrows it and hands it back through the loop's completion stack.
  * A connection is touched only by its loop, so its reference count needs no atomics:
  * one reference while it is open, one per request that names it, one while it sits
- * on the loop's dirty list.
+ * on the loop's dirty list. The one exception is its socket's sending side: a pool
+ * thread may write a reply straight to the socket (net_req_reply_direct()), under the
+ * connection's tx_lock, which guards what decides whether it may (closed, the send
+ * queue, tx_part).
  *
- * Locks: the pool mutex (protects its job queue) is the only lock in this layer; the
- * DRC's shard mutexes are taken inside rpc calls, never while holding the pool lock.
+ * Locks: the pool mutex (protects its job queue) and each connection's tx_lock are
+ * leaves; the DRC's shard mutexes are taken inside rpc calls, never while holding
+ * either.
  */
 #ifndef SHOAL_NET_INT_H
 #define SHOAL_NET_INT_H
@@ -42,7 +46,8 @@
 #define NET_POOL_KEEP	  256  /* free requests kept per loop */
 #define NET_BIG_KEEP	  4    /* large receive buffers kept per loop */
 #define NET_MAX_LISTENERS 16
-#define NET_SWEEP_MS	  1000 /* how often a loop looks for stalled records */
+#define NET_SWEEP_MS	  1000	     /* how often a loop looks for stalled records */
+#define NET_NO_SWEEP	  UINT64_MAX /* next_sweep_ms with no record in progress */
 #define NET_REPLY_IOV	  (2 * XDR_OUT_MAXSEG + 2)
 
 enum net_ev_kind { NET_EV_WAKE, NET_EV_LISTEN, NET_EV_UDP, NET_EV_CONN };
@@ -73,7 +78,10 @@ struct net_req {
 	uint8_t *rbuf;	      /* the call: small[] or a NET_MAX_RECORD heap buffer */
 	size_t rlen;
 	size_t rcap;
-	size_t total; /* reply bytes including the record mark */
+	bool big_given; /* rbuf is large but already given back to the budget */
+	bool sent;	/* a pool thread wrote the whole reply (net_req_reply_direct()) */
+	size_t tx_off;	/* as the connection's tx_part: bytes of it already written */
+	size_t total;	/* reply bytes including the record mark */
 	unsigned niov;
 	uint8_t mark[4];
 	struct iovec iov[NET_REPLY_IOV];
@@ -86,6 +94,12 @@ struct net_conn {
 	int fd;
 	struct net_loop *loop;
 	unsigned refs;
+	/* Taken by the loop around every change of closed, sq_head/sq_tail/sq_off and
+	 * tx_part, and around its own sends; by a pool thread around a direct send. */
+	pthread_mutex_t tx_lock;
+	/* A reply a pool thread began to write and the socket did not take whole: nothing
+	 * else may be written until the loop, given it back, puts it first in the queue. */
+	struct net_req *tx_part;
 	bool closed;
 	bool paused;	 /* EPOLLIN removed by back-pressure or shutdown */
 	bool dirty;	 /* on loop->dirty */
@@ -141,6 +155,10 @@ struct net_loop {
 	struct net_sock socks[NET_MAX_LISTENERS];
 	unsigned nsocks;
 	_Atomic(struct net_req *) done; /* completions pushed by the blocking pool */
+	atomic_bool done_woken;		/* a pusher wrote evfd since the loop last took done */
+	/* Paused connections: while there are any, completions may be what resumes one, so
+	 * pool threads wake the loop for each (net_pool.c). */
+	atomic_uint npaused;
 	/* Connections another loop accepted and placed here (listen_accept()). */
 	_Atomic(struct net_incoming *) incoming;
 	/* Connections of this loop, counting those placed but not yet taken in: raised
@@ -160,7 +178,7 @@ struct net_loop {
 	struct net_conn *mw_head, *mw_tail;
 	atomic_uint mwaiting;
 	uint64_t now_ms;	/* CLOCK_MONOTONIC when epoll_wait last returned */
-	uint64_t next_sweep_ms; /* when to look for stalled records again */
+	uint64_t next_sweep_ms; /* when to look for stalled records again, or NET_NO_SWEEP */
 	unsigned inflight;	/* requests of this loop not yet released */
 	unsigned udp_inflight;
 	/* Written by the loop, read by net_server_counters() (relaxed atomics). */
@@ -212,6 +230,13 @@ unsigned net_mem_cap(unsigned mib);
 bool net_mem_take(struct net_server *s);
 /* Give one back, waking the loops that have connections waiting. */
 void net_mem_give(struct net_server *s);
+
+/*
+ * Called by a pool thread once @r has run and its reply is encoded: write the reply
+ * straight to its connection's socket when nothing is queued before it. True if it
+ * was written whole: the loop then has only to release @r.
+ */
+bool net_req_reply_direct(struct net_req *r);
 
 /* net_pool.c */
 int net_pool_start(struct net_pool *p, unsigned n);

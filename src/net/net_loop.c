@@ -7,7 +7,9 @@
  * the rest of a large fragment is received straight into the request's big buffer.
  * Send: replies are queued on the connection and, once the event that produced them has
  * been handled, every dirty connection is flushed with one sendmsg() that carries as
- * many queued replies as fit; what the socket does not take waits for EPOLLOUT.
+ * many queued replies as fit; what the socket does not take waits for EPOLLOUT. A
+ * reply of the blocking pool is written by the pool thread itself when nothing is
+ * queued before it (net_req_reply_direct()), so that the loop is not woken to send it.
  * Back-pressure: with NET_MAX_INFLIGHT calls in progress, NET_MAX_QUEUED reply bytes
  * queued or NET_MAX_BLOCKING calls in the blocking pool (whose replies, up to a record
  * each, are not counted yet), a connection stops reading until it drains; one whose
@@ -57,9 +59,11 @@ static struct net_req *req_get(struct net_loop *l)
 		arena_init(&r->req.arena, 64 * 1024);
 		r->rbuf = r->small;
 		r->rcap = NET_REQ_RBUF;
+		r->big_given = false;
 		r->loop = l;
 	}
 	r->rlen = 0;
+	r->sent = false;
 	r->conn = NULL;
 	r->udp_fd = -1;
 	r->next = NULL;
@@ -104,6 +108,7 @@ static void loop_reap(struct net_loop *l)
 
 	while ((c = l->dead)) {
 		l->dead = c->dead_next;
+		pthread_mutex_destroy(&c->tx_lock);
 		free(c);
 	}
 }
@@ -119,7 +124,9 @@ static void req_drop_call(struct net_req *r)
 
 	if (r->rbuf == r->small)
 		return;
-	net_mem_give(l->srv);
+	if (!r->big_given)
+		net_mem_give(l->srv);
+	r->big_given = false;
 	if (l->nbig < NET_BIG_KEEP)
 		l->bigs[l->nbig++] = r->rbuf;
 	else
@@ -278,8 +285,19 @@ static void conn_set_events(struct net_conn *c, bool want_out)
 
 static void conn_pause(struct net_conn *c)
 {
-	c->paused = true;
+	if (!c->paused) {
+		c->paused = true;
+		atomic_fetch_add(&c->loop->npaused, 1); /* see loop_completions() */
+	}
 	conn_set_events(c, c->events & EPOLLOUT);
+}
+
+static void conn_unpause(struct net_conn *c)
+{
+	if (c->paused) {
+		c->paused = false;
+		atomic_fetch_sub(&c->loop->npaused, 1);
+	}
 }
 
 /* Queue @c on its loop's list of connections that wait for a large buffer. */
@@ -329,14 +347,19 @@ static void conn_mark_dirty(struct net_conn *c)
 static void conn_close(struct net_conn *c)
 {
 	struct net_loop *l = c->loop;
-	struct net_req *r;
+	struct net_req *r, *sq;
 
 	if (c->closed)
 		return;
-	c->closed = true;
 	conn_mem_unwait(c);
 	epoll_ctl(l->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	pthread_mutex_lock(&c->tx_lock); /* no pool thread is writing to the socket */
+	c->closed = true;
 	close(c->fd);
+	sq = c->sq_head;
+	c->sq_head = c->sq_tail = NULL;
+	pthread_mutex_unlock(&c->tx_lock);
+	conn_unpause(c);
 	atomic_fetch_sub(&l->nconn, 1);
 	atomic_fetch_sub(&l->srv->nconns, 1);
 	if (c->prev)
@@ -350,20 +373,58 @@ static void conn_close(struct net_conn *c)
 		c->cur = NULL;
 		req_release(r);
 	}
-	while ((r = c->sq_head)) {
-		c->sq_head = r->next;
+	while ((r = sq)) {
+		sq = r->next;
 		c->queued -= r->total;
 		req_release(r);
 	}
-	c->sq_tail = NULL;
 	conn_put(c); /* the reference of the open connection */
+}
+
+/* Lay out @r's encoded reply as one record: its mark and iovecs. Any thread. */
+static void req_frame(struct net_req *r)
+{
+	const struct xdr_out *o = &r->rp.out;
+	size_t len = xdr_out_total(o);
+
+	xdr_put_u32(r->mark, RM_LAST_FRAG | (uint32_t)len);
+	r->iov[0].iov_base = r->mark;
+	r->iov[0].iov_len = 4;
+	r->niov = 1 + xdr_out_iov(o, r->iov + 1, NET_REPLY_IOV - 1);
+	r->total = len + 4;
+}
+
+/* Queue the framed reply @r on its open connection: last, or first if it is the reply a
+ * pool thread began to write (tx_part), with what it wrote counted as sent. */
+static void req_enqueue(struct net_req *r)
+{
+	struct net_conn *c = r->conn;
+
+	req_drop_call(r);
+	pthread_mutex_lock(&c->tx_lock);
+	if (c->tx_part == r) {
+		r->next = c->sq_head;
+		c->sq_head = r;
+		if (!c->sq_tail)
+			c->sq_tail = r;
+		c->sq_off = r->tx_off;
+		c->tx_part = NULL;
+	} else {
+		r->next = NULL;
+		if (c->sq_tail)
+			c->sq_tail->next = r;
+		else
+			c->sq_head = r;
+		c->sq_tail = r;
+	}
+	pthread_mutex_unlock(&c->tx_lock);
+	c->queued += r->total;
+	conn_mark_dirty(c);
 }
 
 static void req_send(struct net_req *r)
 {
-	const struct xdr_out *o = &r->rp.out;
 	struct net_conn *c = r->conn;
-	size_t len = xdr_out_total(o);
 
 	if (!c) {
 		udp_send(r);
@@ -374,20 +435,45 @@ static void req_send(struct net_req *r)
 		req_release(r);
 		return;
 	}
-	req_drop_call(r);
-	xdr_put_u32(r->mark, RM_LAST_FRAG | (uint32_t)len);
-	r->iov[0].iov_base = r->mark;
-	r->iov[0].iov_len = 4;
-	r->niov = 1 + xdr_out_iov(o, r->iov + 1, NET_REPLY_IOV - 1);
-	r->total = len + 4;
-	r->next = NULL;
-	if (c->sq_tail)
-		c->sq_tail->next = r;
-	else
-		c->sq_head = r;
-	c->sq_tail = r;
-	c->queued += r->total;
-	conn_mark_dirty(c);
+	req_frame(r);
+	req_enqueue(r);
+}
+
+bool net_req_reply_direct(struct net_req *r)
+{
+	struct net_conn *c = r->conn;
+	struct msghdr msg;
+	ssize_t w;
+
+	if (!c)
+		return false; /* UDP: the loop answers */
+	/* The call's bytes are not needed any more: its budget may serve another call
+	 * before the loop takes the buffer back. */
+	if (r->rbuf != r->small && !r->big_given) {
+		r->big_given = true;
+		net_mem_give(r->loop->srv);
+	}
+	req_frame(r);
+	memset(&msg, 0, sizeof(msg));
+	msg.msg_iov = r->iov;
+	msg.msg_iovlen = r->niov;
+	pthread_mutex_lock(&c->tx_lock);
+	if (c->closed || c->sq_head || c->tx_part) {
+		pthread_mutex_unlock(&c->tx_lock);
+		return false; /* the loop queues it behind what is there */
+	}
+	do
+		w = sendmsg(c->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+	while (w < 0 && errno == EINTR);
+	if (w == (ssize_t)r->total) {
+		r->sent = true;
+	} else if (w >= 0 || errno == EAGAIN || errno == EWOULDBLOCK) {
+		c->tx_part = r; /* the loop writes the rest, before anything else */
+		r->tx_off = w > 0 ? (size_t)w : 0;
+	}
+	/* Any other error: the loop's own send meets it again and closes. */
+	pthread_mutex_unlock(&c->tx_lock);
+	return r->sent;
 }
 
 /* Serve one complete call: reply now, run inline, or hand to the blocking pool. */
@@ -422,6 +508,11 @@ static void conn_flush(struct net_conn *c)
 	unsigned n;
 	ssize_t w;
 
+	pthread_mutex_lock(&c->tx_lock);
+	if (c->tx_part) { /* a pool thread's half-written reply goes first */
+		pthread_mutex_unlock(&c->tx_lock);
+		return;
+	}
 	while (c->sq_head) {
 		n = 0;
 		bytes = 0;
@@ -448,6 +539,7 @@ static void conn_flush(struct net_conn *c)
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
+			pthread_mutex_unlock(&c->tx_lock);
 			if (errno == EAGAIN || errno == EWOULDBLOCK) {
 				conn_set_events(c, true);
 				return;
@@ -467,10 +559,12 @@ static void conn_flush(struct net_conn *c)
 		}
 		c->sq_off = adv;
 		if ((size_t)w < bytes) {
+			pthread_mutex_unlock(&c->tx_lock);
 			conn_set_events(c, true);
 			return;
 		}
 	}
+	pthread_mutex_unlock(&c->tx_lock);
 	conn_set_events(c, false);
 }
 
@@ -524,6 +618,8 @@ static void conn_parse(struct net_conn *c)
 				memmove(c->rbuf, c->rbuf + c->rpos, c->rlen - c->rpos);
 			c->rlen -= c->rpos;
 			c->rpos = 0;
+			if (c->cur && l->next_sweep_ms == NET_NO_SWEEP) /* a record in progress */
+				l->next_sweep_ms = l->now_ms + NET_SWEEP_MS;
 			return;
 		case RM_FRAG:
 			if (!c->cur) {
@@ -609,7 +705,7 @@ static void conn_maybe_resume(struct net_conn *c)
 	    c->inflight >= NET_MAX_INFLIGHT || c->queued >= NET_MAX_QUEUED ||
 	    c->blocking >= NET_MAX_BLOCKING)
 		return;
-	c->paused = false;
+	conn_unpause(c);
 	conn_parse(c);
 	if (!c->closed && !c->paused)
 		conn_set_events(c, c->events & EPOLLOUT);
@@ -638,6 +734,7 @@ static void conn_new(struct net_loop *l, int fd, struct sockaddr_storage *ss, so
 	c->loop = l;
 	c->refs = 1;
 	c->events = EPOLLIN;
+	pthread_mutex_init(&c->tx_lock, NULL);
 	net_norm_peer(ss, &len);
 	memcpy(&c->peer, ss, len);
 	c->peer_len = len;
@@ -646,8 +743,10 @@ static void conn_new(struct net_loop *l, int fd, struct sockaddr_storage *ss, so
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	e.events = EPOLLIN;
 	e.data.ptr = &c->ev;
-	if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, fd, &e) < 0)
+	if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, fd, &e) < 0) {
+		pthread_mutex_destroy(&c->tx_lock);
 		goto err;
+	}
 	c->next = l->conns;
 	if (l->conns)
 		l->conns->prev = c;
@@ -817,12 +916,21 @@ static void udp_read(struct net_loop *l, struct net_sock *s)
 
 /* ---- the loop ---- */
 
-/* Finish the calls the blocking pool handed back, oldest first. */
+/*
+ * Take what the pool handed back, oldest first. Its threads have encoded each reply and sent most
+ * already (net_req_reply_direct()); those they did not wake the loop for wait here
+ * until it next wakes or is about to sleep. Nothing waits on them then: while a
+ * connection is paused (completions may be what resumes it) npaused is raised, and a
+ * pool thread that pushes reads it after its push, the loop looks at the stack after
+ * raising it (all sequentially consistent): one of the two sees the other.
+ */
 static void loop_completions(struct net_loop *l)
 {
-	struct net_req *r = atomic_exchange_explicit(&l->done, NULL, memory_order_acquire);
-	struct net_req *fifo = NULL, *next;
+	struct net_req *r, *fifo = NULL, *next;
+	struct net_conn *c;
 
+	atomic_store(&l->done_woken, false);
+	r = atomic_exchange(&l->done, NULL);
 	for (; r; r = next) {
 		next = r->next;
 		r->next = fifo;
@@ -830,10 +938,20 @@ static void loop_completions(struct net_loop *l)
 	}
 	for (r = fifo; r; r = next) {
 		next = r->next;
-		if (r->conn)
-			r->conn->blocking--;
-		rpc_call_end(&r->req);
-		req_send(r);
+		c = r->conn;
+		if (!c) {
+			req_send(r);
+			continue;
+		}
+		c->blocking--;
+		if (r->sent || c->closed) {
+			conn_mark_dirty(c);  /* for conn_maybe_resume() */
+			if (c->tx_part == r) /* closed: no pool thread writes it any more */
+				c->tx_part = NULL;
+			req_release(r);
+		} else {
+			req_enqueue(r);
+		}
 	}
 }
 
@@ -891,7 +1009,7 @@ static void loop_mem_retry(struct net_loop *l)
 	       atomic_load(&l->srv->bigs_held) < l->srv->big_cap) {
 		conn_mem_unwait(c);
 		c->refs++;
-		c->paused = false;
+		conn_unpause(c);
 		c->rx_ms = l->now_ms; /* the wait was ours, not the client's */
 		conn_parse(c);
 		if (!c->closed && !c->paused)
@@ -937,15 +1055,18 @@ static void conn_event(struct net_conn *c, uint32_t events)
  * Close the connections whose record in progress has received nothing for the record
  * timeout: a client that vanished mid-record (or holds one half-sent on purpose) must
  * not keep its buffer, perhaps one of the server's budget, for ever. A connection the
- * server paused is not the client's fault and is left alone.
+ * server paused is not the client's fault and is left alone. The sweep runs every
+ * NET_SWEEP_MS while some record is in progress; a loop with none sleeps until an event.
  */
 static void loop_sweep_stalled(struct net_loop *l)
 {
 	struct net_conn *c, *next;
 
-	l->next_sweep_ms = l->now_ms + NET_SWEEP_MS;
+	l->next_sweep_ms = NET_NO_SWEEP; /* until a record is in progress (conn_parse()) */
 	for (c = l->conns; c; c = next) {
 		next = c->next;
+		if (c->cur)
+			l->next_sweep_ms = l->now_ms + NET_SWEEP_MS;
 		if (!c->cur || c->paused || l->now_ms - c->rx_ms < l->srv->opts.record_timeout_ms)
 			continue;
 		l->stalled++;
@@ -959,18 +1080,27 @@ void *net_loop_main(void *arg)
 {
 	struct net_loop *l = arg;
 	struct epoll_event evs[128];
+	uint64_t wake_ms;
 	int n, timeout;
 
 	l->now_ms = net_now_ms();
-	l->next_sweep_ms = l->now_ms + NET_SWEEP_MS;
+	l->next_sweep_ms = NET_NO_SWEEP;
 	for (;;) {
-		timeout = (int)(l->next_sweep_ms > l->now_ms ? l->next_sweep_ms - l->now_ms : 0);
+		if (atomic_load(&l->done)) { /* completions no one woke us for */
+			loop_completions(l);
+			loop_flush(l);
+			loop_reap(l);
+		}
+		wake_ms = l->next_sweep_ms;
 		if (l->stopping) {
 			if (l->inflight == 0 || l->now_ms >= l->deadline_ms)
 				break;
-			if (l->deadline_ms - l->now_ms < (uint64_t)timeout)
-				timeout = (int)(l->deadline_ms - l->now_ms);
+			if (l->deadline_ms < wake_ms)
+				wake_ms = l->deadline_ms;
 		}
+		timeout = wake_ms == NET_NO_SWEEP ? -1 /* nothing to time: sleep until an event */
+			  : wake_ms > l->now_ms	  ? (int)(wake_ms - l->now_ms)
+						  : 0;
 		n = epoll_wait(l->epfd, evs, 128, timeout);
 		if (n < 0 && errno != EINTR) {
 			log_error("net: epoll_wait: %s", strerror(errno));
@@ -1035,6 +1165,8 @@ int net_loop_init(struct net_loop *l, struct net_server *s)
 	l->srv = s;
 	l->wake_ev.kind = NET_EV_WAKE;
 	atomic_init(&l->done, NULL);
+	atomic_init(&l->done_woken, false);
+	atomic_init(&l->npaused, 0);
 	atomic_init(&l->incoming, NULL);
 	atomic_init(&l->nconn, 0);
 	atomic_init(&l->stop_req, false);

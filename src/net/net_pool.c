@@ -3,9 +3,11 @@
  * uncached I/O) so that the event loops keep serving cheap calls. The server has one
  * pool per enum rpc_pool, so that reads never queue behind flushes.
  *
- * A job is a request; when it has run, it goes back to its owning loop on a lock-free
- * completion stack, and the loop's eventfd is written only when the stack was empty,
- * so a burst of completions costs the loop one wake-up.
+ * A job is a request; the thread that ran it also encodes its reply and, when nothing is
+ * queued on the connection before it, writes it to the socket itself: the loop is not
+ * woken to send it. The request then goes back to its owning loop on a lock-free
+ * completion stack; the loop's eventfd is written only when the loop must act (see
+ * net_complete()), once per burst.
  */
 #include "net/net_int.h"
 
@@ -13,7 +15,13 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-static void net_complete(struct net_req *r)
+/*
+ * Hand @r back to its loop. The loop is woken only when it has something to do at once:
+ * a reply to send (@sent false), a paused connection that may resume, a stop; and then
+ * once per batch of such pushes. Otherwise it takes @r when it next wakes or before it
+ * sleeps (see loop_completions()). @r is the loop's again once pushed: not touched after.
+ */
+static void net_complete(struct net_req *r, bool sent)
 {
 	struct net_loop *l = r->loop;
 	struct net_req *old = atomic_load_explicit(&l->done, memory_order_relaxed);
@@ -21,9 +29,10 @@ static void net_complete(struct net_req *r)
 
 	do {
 		r->next = old;
-	} while (!atomic_compare_exchange_weak_explicit(&l->done, &old, r, memory_order_release,
-							memory_order_relaxed));
-	if (!old && write(l->evfd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+	} while (!atomic_compare_exchange_weak(&l->done, &old, r));
+	if ((!sent || atomic_load(&l->npaused) || atomic_load(&l->stop_req)) &&
+	    !atomic_exchange(&l->done_woken, true) && write(l->evfd, &one, sizeof(one)) < 0 &&
+	    errno != EAGAIN)
 		abort(); /* an eventfd write fails only if the fd is gone: our bug */
 }
 
@@ -46,7 +55,8 @@ static void *net_pool_main(void *arg)
 		if (!r)
 			return NULL; /* stopping and the queue is empty */
 		rpc_call_run(&r->req);
-		net_complete(r);
+		rpc_call_end(&r->req);
+		net_complete(r, net_req_reply_direct(r));
 	}
 }
 

@@ -5,6 +5,9 @@
  * and a client vanishing mid-record; then a clean stop (ASan checks for leaks). And
  * the two blocking pools: with every thread of the sync pool held, a call of the read
  * pool is still answered. And connections are spread evenly over the event loops.
+ * Replies of the blocking pool, which its threads write to the socket themselves: one
+ * the socket cannot take whole is finished by the loop before any other reply, and a
+ * connection paused with every pool slot taken resumes on their completions alone.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -17,6 +20,7 @@
 #include <unistd.h>
 
 #include "net/net.h"
+#include "net/net_int.h"
 #include "rpc/rpc.h"
 #include "unit/test.h"
 
@@ -77,6 +81,17 @@ static void run_whoami(struct rpc_req *req, const void *args, void *res)
 	*(uint32_t *)res = (uint32_t)gettid();
 }
 
+/* BIG answers with BIG_LEN bytes: more than a socket's largest send buffer (4 MiB by
+ * default), so that no single write of it can be whole. */
+enum { BIG_LEN = 6 << 20, BIG_REC = 28 + BIG_LEN };
+static uint8_t big_data[BIG_LEN];
+
+static bool enc_big(struct xdr_out *o, const void *res)
+{
+	(void)res;
+	return xdr_enc_opaque_ref(o, big_data, BIG_LEN);
+}
+
 static const struct rpc_proc tprocs[] = {
 	[1] = {.name = "ECHO",
 	       .decode = dec_u32,
@@ -119,8 +134,15 @@ static const struct rpc_proc tprocs[] = {
 	       .encode = enc_u32,
 	       .args_size = 4,
 	       .res_size = 4},
+	[7] = {.name = "BIG",
+	       .decode = dec_u32,
+	       .run = run_echo,
+	       .encode = enc_big,
+	       .args_size = 4,
+	       .res_size = 4,
+	       .blocking = true},
 };
-static const struct rpc_version tvers[] = {{.vers = 1, .nprocs = 7, .procs = tprocs}};
+static const struct rpc_version tvers[] = {{.vers = 1, .nprocs = 8, .procs = tprocs}};
 static const struct rpc_program tprog = {.name = "t", .prog = TPROG, .nvers = 1, .versions = tvers};
 
 /* A call message (no record mark): 44 bytes. */
@@ -473,6 +495,135 @@ static void test_connections_spread_over_loops(void)
 	net_server_free(s);
 }
 
+/* Read one reply record of either shape (ECHO's or BIG's) into @b: its xid and, for an
+ * ECHO reply, the result word; false on anything else. */
+static bool read_any(int fd, uint8_t *b, uint32_t *xid, uint32_t *res, bool *big, int64_t deadline)
+{
+	uint32_t len;
+
+	if (!recv_all(fd, b, 4, deadline))
+		return false;
+	len = xdr_get_u32(b) & 0x7fffffffu;
+	if (!(xdr_get_u32(b) & 0x80000000u) || (len != 28 && len != BIG_REC) ||
+	    !recv_all(fd, b, len, deadline))
+		return false;
+	*xid = xdr_get_u32(b);
+	*big = len == BIG_REC;
+	*res = xdr_get_u32(b + 24);
+	if (xdr_get_u32(b + 4) != 1 || xdr_get_u32(b + 8) != 0 || xdr_get_u32(b + 20) != 0)
+		return false;
+	return !*big || (*res == BIG_LEN && memcmp(b + 28, big_data, BIG_LEN) == 0);
+}
+
+static int tcp_connect_small_rcvbuf(uint16_t port)
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons(port)};
+	int fd = socket(AF_INET, SOCK_STREAM, 0), rcv = 4096;
+
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
+	if (connect(fd, (struct sockaddr *)&sin, sizeof(sin)) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Pool threads write BIG replies themselves; none fits the socket, so each is left
+ * half-written for the loop, and the ECHO replies and the other BIGs queued meanwhile
+ * must follow it whole: any interleaving breaks a record. Then a client that asks for
+ * BIGs and goes away: the server carries on (and ASan sees nothing leak).
+ */
+static void test_pool_replies_whole_and_in_records(void)
+{
+	static const uint32_t procs[] = {7, 1, 7, 1, 7};
+	static uint8_t rec[BIG_REC];
+	struct net_opts o = {.threads = 1, .blocking_threads = 4};
+	bool seen[6] = {false}, big;
+	struct net_server *s;
+	uint32_t xid, res;
+	uint16_t port = 0;
+	int fd, gone;
+
+	for (size_t i = 0; i < BIG_LEN; i++)
+		big_data[i] = (uint8_t)(i % 251);
+	if (!rpc_program_find(TPROG))
+		CHECK_EQ(rpc_register(&tprog), 0);
+	CHECK_EQ(net_server_new(&o, &s), 0);
+	CHECK_EQ(net_server_listen(s, IPPROTO_TCP, "127.0.0.1", 0, &port), 0);
+	CHECK_EQ(net_server_start(s), 0);
+	fd = tcp_connect_small_rcvbuf(port);
+	CHECK(fd >= 0);
+	for (uint32_t i = 0; i < 5; i++)
+		send_call(fd, procs[i], i + 1);
+	for (int i = 0; i < 5; i++) {
+		if (!read_any(fd, rec, &xid, &res, &big, now_ms() + 20000) || xid < 1 || xid > 5 ||
+		    seen[xid] || big != (procs[xid - 1] == 7) || (!big && res != xid))
+			break;
+		seen[xid] = true;
+	}
+	for (int i = 1; i <= 5; i++)
+		CHECK(seen[i]);
+	gone = tcp_connect_small_rcvbuf(port);
+	CHECK(gone >= 0);
+	send_call(gone, 7, 7);
+	send_call(gone, 7, 8);
+	close(gone);
+	send_call(fd, 1, 9);
+	CHECK(read_any(fd, rec, &xid, &res, &big, now_ms() + 5000));
+	CHECK(xid == 9 && res == 9 && !big);
+	close(fd);
+	net_server_stop(s, 2000);
+	net_server_free(s);
+}
+
+/*
+ * With NET_MAX_BLOCKING calls held in the pool the connection stops reading, an ECHO
+ * behind them unread. Their replies go out from the pool threads, but only the loop
+ * can resume the connection: it must be woken for them, since nothing else will (a
+ * loop with no record in progress sleeps until an event).
+ */
+static void test_paused_connection_resumes_on_completions(void)
+{
+	struct net_opts o = {.threads = 1, .blocking_threads = NET_MAX_BLOCKING};
+	bool seen[NET_MAX_BLOCKING + 1] = {false};
+	struct net_server *s;
+	uint32_t xid, res;
+	uint16_t port = 0;
+	int fd, got = 0;
+
+	if (!rpc_program_find(TPROG))
+		CHECK_EQ(rpc_register(&tprog), 0);
+	sem_init(&hold_started, 0, 0);
+	sem_init(&hold_release, 0, 0);
+	CHECK_EQ(net_server_new(&o, &s), 0);
+	CHECK_EQ(net_server_listen(s, IPPROTO_TCP, "127.0.0.1", 0, &port), 0);
+	CHECK_EQ(net_server_start(s), 0);
+	fd = tcp_connect(port);
+	CHECK(fd >= 0);
+	for (uint32_t i = 0; i < NET_MAX_BLOCKING; i++)
+		send_call(fd, 4, i);
+	send_call(fd, 1, NET_MAX_BLOCKING);
+	for (int i = 0; i < NET_MAX_BLOCKING; i++)
+		CHECK(started_within(now_ms() + 5000));
+	for (int i = 0; i < NET_MAX_BLOCKING; i++)
+		sem_post(&hold_release);
+	for (int i = 0; i <= NET_MAX_BLOCKING; i++) {
+		if (!read_reply(fd, &xid, &res, now_ms() + 5000) || xid > NET_MAX_BLOCKING ||
+		    seen[xid] || res != xid)
+			break;
+		seen[xid] = true;
+		got++;
+	}
+	CHECK_EQ(got, NET_MAX_BLOCKING + 1);
+	close(fd);
+	net_server_stop(s, 2000);
+	net_server_free(s);
+	sem_destroy(&hold_started);
+	sem_destroy(&hold_release);
+}
+
 static void test_listen_errors_and_unstarted_free(void)
 {
 	struct net_opts o = {.threads = 1};
@@ -486,4 +637,5 @@ static void test_listen_errors_and_unstarted_free(void)
 }
 
 TESTS(test_loopback, test_listen_errors_and_unstarted_free, test_reads_pass_held_flushes,
-      test_connections_spread_over_loops);
+      test_connections_spread_over_loops, test_pool_replies_whole_and_in_records,
+      test_paused_connection_resumes_on_completions);
