@@ -345,6 +345,26 @@ static void tcp_bad_clients(uint16_t port)
 	close(fd);
 }
 
+/* A started server of the test program on 127.0.0.1 with @o, its TCP port in @port. */
+static struct net_server *start_tcp(const struct net_opts *o, uint16_t *port)
+{
+	struct net_server *s = NULL;
+
+	if (!rpc_program_find(TPROG))
+		CHECK_EQ(rpc_register(&tprog), 0);
+	*port = 0;
+	CHECK_EQ(net_server_new(o, &s), 0);
+	CHECK_EQ(net_server_listen(s, IPPROTO_TCP, "127.0.0.1", 0, port), 0);
+	CHECK_EQ(net_server_start(s), 0);
+	return s;
+}
+
+static void stop(struct net_server *s)
+{
+	net_server_stop(s, 2000);
+	net_server_free(s);
+}
+
 static void test_loopback(void)
 {
 	struct net_opts o = {.threads = 2, .blocking_threads = 4, .max_connections = 64};
@@ -365,8 +385,7 @@ static void test_loopback(void)
 	udp_calls(uport);
 	tcp_bad_clients(tport);
 	tcp_pipelined(tport);
-	net_server_stop(s, 2000);
-	net_server_free(s);
+	stop(s);
 }
 
 /* Send one call of @proc with @arg (its xid is @arg) on @fd. */
@@ -395,13 +414,9 @@ static void test_reads_pass_held_flushes(void)
 	uint16_t port = 0;
 	int held, reader;
 
-	if (!rpc_program_find(TPROG))
-		CHECK_EQ(rpc_register(&tprog), 0);
 	sem_init(&hold_started, 0, 0);
 	sem_init(&hold_release, 0, 0);
-	CHECK_EQ(net_server_new(&o, &s), 0);
-	CHECK_EQ(net_server_listen(s, IPPROTO_TCP, "127.0.0.1", 0, &port), 0);
-	CHECK_EQ(net_server_start(s), 0);
+	s = start_tcp(&o, &port);
 	held = tcp_connect(port);
 	reader = tcp_connect(port);
 	CHECK(held >= 0 && reader >= 0);
@@ -422,8 +437,7 @@ static void test_reads_pass_held_flushes(void)
 	}
 	close(held);
 	close(reader);
-	net_server_stop(s, 2000);
-	net_server_free(s);
+	stop(s);
 	sem_destroy(&hold_started);
 	sem_destroy(&hold_release);
 }
@@ -457,11 +471,7 @@ static void test_connections_spread_over_loops(void)
 	uint16_t port = 0;
 	int64_t deadline;
 
-	if (!rpc_program_find(TPROG))
-		CHECK_EQ(rpc_register(&tprog), 0);
-	CHECK_EQ(net_server_new(&o, &s), 0);
-	CHECK_EQ(net_server_listen(s, IPPROTO_TCP, "127.0.0.1", 0, &port), 0);
-	CHECK_EQ(net_server_start(s), 0);
+	s = start_tcp(&o, &port);
 	for (int i = 0; i < N; i++) {
 		fd[i] = tcp_connect(port);
 		CHECK(fd[i] >= 0);
@@ -491,8 +501,7 @@ static void test_connections_spread_over_loops(void)
 	}
 	for (int i = 0; i < N; i++)
 		close(fd[i]);
-	net_server_stop(s, 2000);
-	net_server_free(s);
+	stop(s);
 }
 
 /* Read one reply record of either shape (ECHO's or BIG's) into @b: its xid and, for an
@@ -548,11 +557,7 @@ static void test_pool_replies_whole_and_in_records(void)
 
 	for (size_t i = 0; i < BIG_LEN; i++)
 		big_data[i] = (uint8_t)(i % 251);
-	if (!rpc_program_find(TPROG))
-		CHECK_EQ(rpc_register(&tprog), 0);
-	CHECK_EQ(net_server_new(&o, &s), 0);
-	CHECK_EQ(net_server_listen(s, IPPROTO_TCP, "127.0.0.1", 0, &port), 0);
-	CHECK_EQ(net_server_start(s), 0);
+	s = start_tcp(&o, &port);
 	fd = tcp_connect_small_rcvbuf(port);
 	CHECK(fd >= 0);
 	for (uint32_t i = 0; i < 5; i++)
@@ -574,8 +579,7 @@ static void test_pool_replies_whole_and_in_records(void)
 	CHECK(read_any(fd, rec, &xid, &res, &big, now_ms() + 5000));
 	CHECK(xid == 9 && res == 9 && !big);
 	close(fd);
-	net_server_stop(s, 2000);
-	net_server_free(s);
+	stop(s);
 }
 
 /*
@@ -593,13 +597,9 @@ static void test_paused_connection_resumes_on_completions(void)
 	uint16_t port = 0;
 	int fd, got = 0;
 
-	if (!rpc_program_find(TPROG))
-		CHECK_EQ(rpc_register(&tprog), 0);
 	sem_init(&hold_started, 0, 0);
 	sem_init(&hold_release, 0, 0);
-	CHECK_EQ(net_server_new(&o, &s), 0);
-	CHECK_EQ(net_server_listen(s, IPPROTO_TCP, "127.0.0.1", 0, &port), 0);
-	CHECK_EQ(net_server_start(s), 0);
+	s = start_tcp(&o, &port);
 	fd = tcp_connect(port);
 	CHECK(fd >= 0);
 	for (uint32_t i = 0; i < NET_MAX_BLOCKING; i++)
@@ -618,8 +618,7 @@ static void test_paused_connection_resumes_on_completions(void)
 	}
 	CHECK_EQ(got, NET_MAX_BLOCKING + 1);
 	close(fd);
-	net_server_stop(s, 2000);
-	net_server_free(s);
+	stop(s);
 	sem_destroy(&hold_started);
 	sem_destroy(&hold_release);
 }
