@@ -1,8 +1,8 @@
 # Shoal - one non-recursive GNU Makefile; each directory adds its sources in module.mk.
 #
 #   make run      install what the server needs, build, serve ./export
-#   make check    install what the tests need, build, run every test (also under ASan/UBSan)
-#   make BUILD=debug|release|asan|fuzz ...   variants build side by side in build/<variant>/
+#   make check    install what the tests need, build, run every test (also under ASan/UBSan, TSan)
+#   make BUILD=debug|release|asan|tsan|fuzz ...   variants build side by side in build/<variant>/
 
 BUILD ?= release
 O ?= build/$(BUILD)
@@ -19,12 +19,15 @@ CFLAGS_VAR := -O0 -g
 else ifeq ($(BUILD),asan)
 CFLAGS_VAR := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 LDFLAGS_VAR := -fsanitize=address,undefined
+else ifeq ($(BUILD),tsan)
+CFLAGS_VAR := -O1 -g -fno-omit-frame-pointer -fsanitize=thread
+LDFLAGS_VAR := -fsanitize=thread
 else ifeq ($(BUILD),fuzz)
 CC := clang
 CFLAGS_VAR := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined
 LDFLAGS_VAR := -fsanitize=address,undefined
 else
-$(error BUILD must be debug, release, asan or fuzz)
+$(error BUILD must be debug, release, asan, tsan or fuzz)
 endif
 
 CFLAGS := $(CFLAGS_BASE) $(CFLAGS_VAR) $(EXTRA_CFLAGS)
@@ -129,10 +132,13 @@ check: deps-test
 	-$(STEP) $(call VARIANT,asan) check-integration
 	-$(STEP) $(call VARIANT,asan) check-hardening
 	-$(STEP) $(call VARIANT,asan) check-fuzz
+	-$(STEP) $(call VARIANT,tsan) check-unit
+	-$(STEP) $(call VARIANT,tsan) check-concurrency
 	@sh scripts/check-summary.sh $(CHECK_OUT)/$@.txt "build (release)" style \
 		"unit (release)" "integration (release)" "durability (release)" \
 		"concurrency (release)" "access (release)" "hardening (release)" kernel power \
-		"unit (asan)" "integration (asan)" "hardening (asan)" "fuzz (asan)"
+		"unit (asan)" "integration (asan)" "hardening (asan)" "fuzz (asan)" \
+		"unit (tsan)" "concurrency (tsan)"
 
 # `make soak`: the long forms of the hardening suites (issue #5).
 soak: deps-test
