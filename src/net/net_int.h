@@ -221,6 +221,12 @@ void *net_loop_main(void *arg);
 void net_loop_wake_stop(struct net_loop *l);
 /* After the loop thread and the pool have ended: finish what the pool handed back. */
 void net_loop_drain(struct net_loop *l);
+/*
+ * Called by a pool thread once @r has run and its reply is encoded: write the reply
+ * straight to its connection's socket when nothing is queued before it. True if it
+ * was written whole: the loop then has only to release @r.
+ */
+bool net_req_reply_direct(struct net_req *r);
 
 /* net_mem.c */
 /* Large buffers allowed for a budget of @mib MiB; 0 for the default (an eighth of RAM,
@@ -230,13 +236,6 @@ unsigned net_mem_cap(unsigned mib);
 bool net_mem_take(struct net_server *s);
 /* Give one back, waking the loops that have connections waiting. */
 void net_mem_give(struct net_server *s);
-
-/*
- * Called by a pool thread once @r has run and its reply is encoded: write the reply
- * straight to its connection's socket when nothing is queued before it. True if it
- * was written whole: the loop then has only to release @r.
- */
-bool net_req_reply_direct(struct net_req *r);
 
 /* net_pool.c */
 int net_pool_start(struct net_pool *p, unsigned n);

@@ -118,14 +118,23 @@ static void loop_reap(struct net_loop *l)
  * the arena, never the call): give a large receive buffer back now, so that replies
  * waiting for a slow reader do not each pin a record-sized buffer.
  */
+/* Give @r's large receive buffer, if any, back to the server's budget (not yet the
+ * buffer itself, which belongs to the loop): once per buffer. Any thread. */
+static void req_give_budget(struct net_req *r)
+{
+	if (r->rbuf != r->small && !r->big_given) {
+		r->big_given = true;
+		net_mem_give(r->loop->srv);
+	}
+}
+
 static void req_drop_call(struct net_req *r)
 {
 	struct net_loop *l = r->loop;
 
 	if (r->rbuf == r->small)
 		return;
-	if (!r->big_given)
-		net_mem_give(l->srv);
+	req_give_budget(r);
 	r->big_given = false;
 	if (l->nbig < NET_BIG_KEEP)
 		l->bigs[l->nbig++] = r->rbuf;
@@ -449,10 +458,7 @@ bool net_req_reply_direct(struct net_req *r)
 		return false; /* UDP: the loop answers */
 	/* The call's bytes are not needed any more: its budget may serve another call
 	 * before the loop takes the buffer back. */
-	if (r->rbuf != r->small && !r->big_given) {
-		r->big_given = true;
-		net_mem_give(r->loop->srv);
-	}
+	req_give_budget(r);
 	req_frame(r);
 	memset(&msg, 0, sizeof(msg));
 	msg.msg_iov = r->iov;
@@ -917,9 +923,9 @@ static void udp_read(struct net_loop *l, struct net_sock *s)
 /* ---- the loop ---- */
 
 /*
- * Take what the pool handed back, oldest first. Its threads have encoded each reply and sent most
- * already (net_req_reply_direct()); those they did not wake the loop for wait here
- * until it next wakes or is about to sleep. Nothing waits on them then: while a
+ * Take what the pool handed back, oldest first. Its threads have encoded each reply
+ * and sent most already (net_req_reply_direct()); those they did not wake the loop for
+ * wait here until it next wakes or is about to sleep. Nothing waits on them then: while a
  * connection is paused (completions may be what resumes it) npaused is raised, and a
  * pool thread that pushes reads it after its push, the loop looks at the stack after
  * raising it (all sequentially consistent): one of the two sees the other.
