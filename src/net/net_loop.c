@@ -1092,7 +1092,10 @@ void *net_loop_main(void *arg)
 	l->now_ms = net_now_ms();
 	l->next_sweep_ms = NET_NO_SWEEP;
 	for (;;) {
-		if (atomic_load(&l->done)) { /* completions no one woke us for */
+		/* Completions no one woke us for. Again until none: taking them may pause a
+		 * connection (a resumed one reads its next blocking calls), and a completion
+		 * pushed before that pause did not wake us (see loop_completions()). */
+		while (atomic_load(&l->done)) {
 			loop_completions(l);
 			loop_flush(l);
 			loop_reap(l);
