@@ -163,9 +163,19 @@ static int posix_fsync(int fd, bool datasync)
 	return ret0(datasync ? fdatasync(fd) : fsync(fd));
 }
 
+/*
+ * syncfs(2) alone is not enough where a file system leaves its metadata to the block
+ * device's cache (ext2, ext4 without a journal): Linux's sync_filesystem() flushes the
+ * disk's write cache in ->sync_fs() and only then writes and waits for the metadata
+ * blocks still dirty or in flight, which a power cut can then take from a disk with a
+ * volatile cache. An fsync of @fd (a directory of the file system), which on those file
+ * systems always ends with a cache flush, makes them stable too.
+ */
 static int posix_syncfs(int fd)
 {
-	return ret0(syncfs(fd));
+	int err = ret0(syncfs(fd));
+
+	return err ? err : ret0(fsync(fd));
 }
 
 static int posix_create(int dirfd, const char *name, uint32_t mode, bool excl)

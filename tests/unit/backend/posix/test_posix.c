@@ -1,18 +1,46 @@
 /*
  * test_posix.c - unit tests for the posix back-end (src/backend/posix/): per-thread
  * identity with its cache, name resolution that never leaves the directory or follows
- * a link, handles round trip. Runs as root in a mkdtemp() directory under /tmp.
+ * a link, handles round trip, a syncfs that ends with a cache flush. Runs as root in a
+ * mkdtemp() directory under /tmp.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "backend/posix/posix.h"
 #include "unit/test.h"
 
 static const struct backend_ops *be = &posix_backend_ops;
+
+/* This binary's syncfs(2) and fsync(2) note the order of their calls ('s', 'f') and the
+ * descriptor, then make the real system calls. */
+static char sync_calls[16];
+static int sync_fds[16];
+static unsigned nsync_calls;
+
+static void note_sync(char what, int fd)
+{
+	if (nsync_calls < sizeof(sync_calls) - 1) {
+		sync_fds[nsync_calls] = fd;
+		sync_calls[nsync_calls++] = what;
+	}
+}
+
+int syncfs(int fd)
+{
+	note_sync('s', fd);
+	return (int)syscall(SYS_syncfs, fd);
+}
+
+int fsync(int fd)
+{
+	note_sync('f', fd);
+	return (int)syscall(SYS_fsync, fd);
+}
 
 static void test_identity_cached(void)
 {
@@ -84,4 +112,30 @@ static void test_resolve_stays_inside(void)
 	CHECK_EQ(rmdir(dir), 0);
 }
 
-TESTS(test_identity_cached, test_resolve_stays_inside);
+/* Linux's syncfs flushes the disk's cache before it writes the last metadata blocks of
+ * ext2 or ext4 without a journal: the back end's syncfs must flush once more after it,
+ * through an fsync of the same file system. */
+static void test_syncfs_ends_with_flush(void)
+{
+	char dir[] = "/tmp/shoal-posix-XXXXXX";
+	int mfd, rfd;
+
+	CHECK(mkdtemp(dir) != NULL);
+	CHECK_EQ(be->root_open(dir, &mfd, &rfd), 0);
+	memset(sync_calls, 0, sizeof(sync_calls));
+	nsync_calls = 0;
+	CHECK_EQ(be->syncfs(mfd), 0);
+	CHECK(strcmp(sync_calls, "sf") == 0);
+	CHECK_EQ(sync_fds[0], mfd);
+	CHECK_EQ(sync_fds[1], mfd);
+	/* an error of the syncfs is returned, with no flush after it */
+	nsync_calls = 0;
+	memset(sync_calls, 0, sizeof(sync_calls));
+	CHECK_EQ(be->syncfs(-1), -EBADF);
+	CHECK(strcmp(sync_calls, "s") == 0);
+	be->close(rfd);
+	be->close(mfd);
+	CHECK_EQ(rmdir(dir), 0);
+}
+
+TESTS(test_identity_cached, test_resolve_stays_inside, test_syncfs_ends_with_flush);
