@@ -114,12 +114,12 @@ static void loop_reap(struct net_loop *l)
 }
 
 /*
- * The call's bytes are no longer needed once its reply is encoded (replies reference
- * the arena, never the call): give a large receive buffer back now, so that replies
- * waiting for a slow reader do not each pin a record-sized buffer.
+ * Give @r's large receive buffer, if any, back to the server's budget (not yet the
+ * buffer itself, which belongs to the loop): once per buffer, from any thread. The
+ * call's bytes are no longer needed once its reply is encoded (replies reference the
+ * arena, never the call), so replies waiting for a slow reader do not each pin a
+ * record-sized buffer.
  */
-/* Give @r's large receive buffer, if any, back to the server's budget (not yet the
- * buffer itself, which belongs to the loop): once per buffer. Any thread. */
 static void req_give_budget(struct net_req *r)
 {
 	if (r->rbuf != r->small && !r->big_given) {

@@ -7,7 +7,8 @@
  * so a hit — exact bytes found — needs no MAC computation: vfs_node_get() on a cached
  * object costs one hash lookup. Unreferenced nodes sit on a per-shard LRU list and
  * are evicted when a shard holds more than its share of the cache (VFS_CACHE_MAX,
- * or less when the descriptor limit is lower: vfs_cache_shard_max).
+ * or less when the descriptor limit is lower: vfs_cache_shard_max); the descriptors
+ * all exports' nodes may hold together are bounded too (vfs_cache_shard_fds).
  *
  * Every node holds an O_PATH reference (opened by handle as the server), and for
  * regular files, once read or written, an I/O descriptor shared by every caller.
@@ -112,13 +113,33 @@ static void node_ref_locked(struct vfs_node_shard *sh, struct vfs_node *n)
 		lru_remove(sh, n);
 }
 
+/* Exports whose caches are live: they share the descriptor budget. */
+static atomic_uint exports_open;
+
+/*
+ * What one shard of one export may hold: its own cap, and its part of the descriptor
+ * budget, which the open exports split, so that N exports full of cached nodes do not
+ * need N times the descriptors the limit allows. An export opened later shrinks the
+ * others' shards as nodes are next added to them.
+ */
+static unsigned shard_share(void)
+{
+	unsigned n = atomic_load_explicit(&exports_open, memory_order_relaxed);
+	unsigned share = vfs_cache_shard_fds / (n ? n : 1);
+
+	if (share > vfs_cache_shard_max)
+		share = vfs_cache_shard_max;
+	return share ? share : 1;
+}
+
 /* Unhash the oldest unreferenced nodes while the shard is over its share; returns them
  * chained by hnext for the caller to free after unlocking. */
 static struct vfs_node *evict_locked(struct vfs_node_shard *sh)
 {
 	struct vfs_node *victims = NULL;
+	unsigned share = shard_share();
 
-	while (sh->count > vfs_cache_shard_max && sh->lru_tail) {
+	while (sh->count > share && sh->lru_tail) {
 		struct vfs_node *n = sh->lru_tail;
 
 		lru_remove(sh, n);
@@ -218,6 +239,7 @@ void vfs_cache_init(struct vfs_export *ve)
 {
 	for (unsigned i = 0; i < VFS_CACHE_SHARDS; i++)
 		pthread_mutex_init(&ve->shards[i].lock, NULL);
+	atomic_fetch_add_explicit(&exports_open, 1, memory_order_relaxed);
 }
 
 void vfs_cache_fini(struct vfs_export *ve)
@@ -229,6 +251,19 @@ void vfs_cache_fini(struct vfs_export *ve)
 			free_chain(sh->buckets[b]);
 		pthread_mutex_destroy(&sh->lock);
 	}
+	atomic_fetch_sub_explicit(&exports_open, 1, memory_order_relaxed);
+}
+
+unsigned vfs_cache_count(struct vfs_export *ve)
+{
+	unsigned total = 0;
+
+	for (unsigned i = 0; i < VFS_CACHE_SHARDS; i++) {
+		pthread_mutex_lock(&ve->shards[i].lock);
+		total += ve->shards[i].count;
+		pthread_mutex_unlock(&ve->shards[i].lock);
+	}
+	return total;
 }
 
 void vfs_cache_forget(struct vfs_export *ve, const struct vfs_fh *fh)

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
@@ -116,6 +117,7 @@ static int create_key(const char *dir, const char *path)
 #define VFS_FD_RESERVE 4352
 
 unsigned vfs_cache_shard_max = VFS_CACHE_MAX / VFS_CACHE_SHARDS;
+unsigned vfs_cache_shard_fds = UINT_MAX;
 
 /*
  * Raise the descriptor limit to its hard limit, then size the node cache to fit in
@@ -140,14 +142,20 @@ static void raise_nofile(void)
 	 * descriptors operations open for a moment (directories being listed, creates). */
 	nodes = rl.rlim_cur > 2 * VFS_FD_RESERVE ? (rl.rlim_cur - VFS_FD_RESERVE) / 3
 						 : rl.rlim_cur / 4;
+	vfs_cache_shard_fds = nodes / VFS_CACHE_SHARDS > UINT_MAX
+				      ? UINT_MAX
+				      : (unsigned)(nodes / VFS_CACHE_SHARDS);
+	if (vfs_cache_shard_fds < 2)
+		vfs_cache_shard_fds = 2;
 	if (nodes > VFS_CACHE_MAX)
 		nodes = VFS_CACHE_MAX;
 	vfs_cache_shard_max = (unsigned)(nodes / VFS_CACHE_SHARDS);
 	if (vfs_cache_shard_max < 2)
 		vfs_cache_shard_max = 2;
 	if (nodes < VFS_CACHE_MAX)
-		log_info("vfs: %llu open files allowed: caching at most %u file handles per export",
-			 (unsigned long long)rl.rlim_cur, vfs_cache_shard_max * VFS_CACHE_SHARDS);
+		log_info("vfs: %llu open files allowed: caching at most %u file handles, in all "
+			 "exports together",
+			 (unsigned long long)rl.rlim_cur, vfs_cache_shard_fds * VFS_CACHE_SHARDS);
 }
 
 int vfs_init(const char *state_dir)

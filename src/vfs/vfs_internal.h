@@ -28,8 +28,11 @@
 #define VFS_CACHE_SHARDS 64
 #define VFS_CACHE_MAX	 16384 /* nodes per export, at most */
 
-/* Nodes one shard may hold: set by vfs_init() from the descriptor limit. */
+/* Nodes one shard of an export may hold (VFS_CACHE_MAX, or less when the descriptor
+ * limit is lower), and what the descriptor limit allows one shard index to hold in all
+ * exports together: both set by vfs_init(). */
 extern unsigned vfs_cache_shard_max;
+extern unsigned vfs_cache_shard_fds;
 
 struct vfs_node_shard;
 
@@ -87,6 +90,8 @@ uint64_t vfs_fh_hash(const uint8_t *fh, size_t len);
 /* vfs_cache.c */
 void vfs_cache_init(struct vfs_export *ve);
 void vfs_cache_fini(struct vfs_export *ve);
+/* Nodes cached for @ve now (for tests). */
+unsigned vfs_cache_count(struct vfs_export *ve);
 /* Mark the node of handle @fh stale: later vfs_node_get() of it re-resolves. */
 void vfs_cache_forget(struct vfs_export *ve, const struct vfs_fh *fh);
 /* The cached node (referenced) of handle @fh (@len bytes), or NULL: opens nothing. */

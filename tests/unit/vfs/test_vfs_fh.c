@@ -1,9 +1,13 @@
 /*
  * test_vfs_fh.c - unit tests for handles and the node cache (src/vfs/vfs_fh.c,
  * src/vfs/vfs_cache.c): root handle, round trip across restarts, forged and
- * truncated handles, other exports, stale handles.
+ * truncated handles, other exports, stale handles, a descriptor budget the exports
+ * share.
  */
+#include <fcntl.h>
+
 #include "unit/vfs/vfs_fixture.h"
+#include "vfs/vfs_internal.h"
 
 static void test_export_root(void)
 {
@@ -200,6 +204,63 @@ static void test_cache_bounded(void)
 	fx_teardown(&f);
 }
 
+/* Make @count files in directory @path and bring each one's node into @dir's cache. */
+static void cache_files(struct vfs_node *dir, const char *path, const char *prefix, int count)
+{
+	struct vfs_attr attr, dattr;
+	struct vfs_node *n;
+	struct vfs_fh fh;
+	bool dvalid;
+	char name[64];
+
+	for (int i = 0; i < count; i++) {
+		int fd;
+
+		snprintf(name, sizeof(name), "%s/%s%d", path, prefix, i);
+		fd = open(name, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+		CHECK(fd >= 0);
+		close(fd);
+		snprintf(name, sizeof(name), "%s%d", prefix, i);
+		CHECK_EQ(vfs_lookup(&fx_root_ctx, dir, name, &fh, &attr, &dattr, &dvalid), 0);
+		CHECK_EQ(vfs_node_get(dir->ve, fh.data, fh.len, &n), 0);
+		vfs_node_put(n);
+	}
+}
+
+/* Every cached node may hold two descriptors, and the descriptor limit is the
+ * process's: two exports full of cached nodes must hold no more of them together than
+ * one may, and one left alone has the whole budget again. */
+static void test_cache_budget_shared(void)
+{
+	unsigned saved_max = vfs_cache_shard_max, saved_fds = vfs_cache_shard_fds;
+	struct vfs_export *ve2;
+	struct vfs_node *root2;
+	struct vfs_fh root2_fh;
+	char dir2[128];
+	struct fx f;
+
+	fx_setup(&f);
+	snprintf(dir2, sizeof(dir2), "%s/export2", f.base);
+	CHECK_EQ(mkdir(dir2, 0777), 0);
+	CHECK_EQ(vfs_export_open(dir2, FX_EXPORT_ID + 1, &ve2), 0);
+	CHECK_EQ(vfs_export_root(ve2, &root2_fh), 0);
+	CHECK_EQ(vfs_node_get(ve2, root2_fh.data, root2_fh.len, &root2), 0);
+	vfs_cache_shard_max = 4;
+	vfs_cache_shard_fds = 4;
+	cache_files(f.root, f.exp, "a", 800);
+	cache_files(root2, dir2, "b", 800);
+	CHECK(vfs_cache_count(f.ve) + vfs_cache_count(ve2) <= 4 * VFS_CACHE_SHARDS);
+	CHECK(vfs_cache_count(ve2) > VFS_CACHE_SHARDS); /* still caching */
+	vfs_node_put(root2);
+	vfs_export_put(ve2);
+	cache_files(f.root, f.exp, "c", 800);
+	CHECK(vfs_cache_count(f.ve) > 2 * VFS_CACHE_SHARDS);
+	CHECK(vfs_cache_count(f.ve) <= 4 * VFS_CACHE_SHARDS);
+	vfs_cache_shard_max = saved_max;
+	vfs_cache_shard_fds = saved_fds;
+	fx_teardown(&f);
+}
+
 TESTS(test_export_root, test_export_open_errors, test_handle_survives_restart,
       test_write_verf_changes, test_forged_handles, test_outside_dir_refused, test_removed_is_stale,
-      test_cache_bounded);
+      test_cache_bounded, test_cache_budget_shared);
