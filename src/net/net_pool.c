@@ -7,13 +7,18 @@
  * queued on the connection before it, writes it to the socket itself: the loop is not
  * woken to send it. The request then goes back to its owning loop on a lock-free
  * completion stack; the loop's eventfd is written only when the loop must act (see
- * net_complete()), once per burst.
+ * net_complete()), once per burst. Pool threads are batch threads: waking one does not
+ * take the CPU from an event loop.
  */
 #include "net/net_int.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
+
+#include "core/log.h"
 
 /*
  * Hand @r back to its loop. The loop is woken only when it has something to do at once:
@@ -36,11 +41,28 @@ static void net_complete(struct net_req *r, bool sent)
 		abort(); /* an eventfd write fails only if the fd is gone: our bug */
 }
 
+/*
+ * A pool thread is a batch thread (SCHED_BATCH): its wake-ups (a job queued, its I/O
+ * done) do not preempt the thread that is running, often an event loop with replies to
+ * send and calls to read, which would otherwise wait for the CPU while the pool thread
+ * starts an fsync. Its share of the CPU is unchanged; what it waits for is only the
+ * running thread's next sleep or the end of its time slice.
+ */
+static void pool_thread_batch(void)
+{
+	struct sched_param sp = {.sched_priority = 0};
+	int err = pthread_setschedparam(pthread_self(), SCHED_BATCH, &sp);
+
+	if (err)
+		log_debug("net: pool thread stays SCHED_OTHER: %s", strerror(err));
+}
+
 static void *net_pool_main(void *arg)
 {
 	struct net_pool *p = arg;
 	struct net_req *r;
 
+	pool_thread_batch();
 	for (;;) {
 		pthread_mutex_lock(&p->lock);
 		while (!p->head && !p->stop)

@@ -8,11 +8,13 @@
  * Replies of the blocking pool, which its threads write to the socket themselves: one
  * the socket cannot take whole is finished by the loop before any other reply, and a
  * connection paused with every pool slot taken resumes on their completions alone.
+ * Pool threads run as SCHED_BATCH, event loops as SCHED_OTHER.
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sched.h>
 #include <semaphore.h>
 #include <stdatomic.h>
 #include <sys/socket.h>
@@ -81,6 +83,14 @@ static void run_whoami(struct rpc_req *req, const void *args, void *res)
 	*(uint32_t *)res = (uint32_t)gettid();
 }
 
+/* POLICY answers with the scheduling policy of the thread that ran it. */
+static void run_policy(struct rpc_req *req, const void *args, void *res)
+{
+	(void)req;
+	(void)args;
+	*(uint32_t *)res = (uint32_t)sched_getscheduler(0);
+}
+
 /* BIG answers with BIG_LEN bytes: more than a socket's largest send buffer (4 MiB by
  * default), so that no single write of it can be whole. */
 enum { BIG_LEN = 6 << 20, BIG_REC = 28 + BIG_LEN };
@@ -141,8 +151,29 @@ static const struct rpc_proc tprocs[] = {
 	       .args_size = 4,
 	       .res_size = 4,
 	       .blocking = true},
+	[8] = {.name = "POLICY",
+	       .decode = dec_u32,
+	       .run = run_policy,
+	       .encode = enc_u32,
+	       .args_size = 4,
+	       .res_size = 4},
+	[9] = {.name = "POLICY_SYNC",
+	       .decode = dec_u32,
+	       .run = run_policy,
+	       .encode = enc_u32,
+	       .args_size = 4,
+	       .res_size = 4,
+	       .blocking = true},
+	[10] = {.name = "POLICY_READ",
+		.decode = dec_u32,
+		.run = run_policy,
+		.encode = enc_u32,
+		.args_size = 4,
+		.res_size = 4,
+		.blocking = true,
+		.pool = RPC_POOL_READ},
 };
-static const struct rpc_version tvers[] = {{.vers = 1, .nprocs = 8, .procs = tprocs}};
+static const struct rpc_version tvers[] = {{.vers = 1, .nprocs = 11, .procs = tprocs}};
 static const struct rpc_program tprog = {.name = "t", .prog = TPROG, .nvers = 1, .versions = tvers};
 
 /* A call message (no record mark): 44 bytes. */
@@ -623,6 +654,30 @@ static void test_paused_connection_resumes_on_completions(void)
 	sem_destroy(&hold_release);
 }
 
+/* The pools' threads are batch threads, so that their wake-ups do not preempt a loop;
+ * the loops keep the normal policy, so that theirs do. */
+static void test_pool_threads_are_batch(void)
+{
+	struct net_opts o = {.threads = 1, .blocking_threads = 2};
+	struct net_server *s;
+	uint16_t port = 0;
+	int fd;
+
+	s = start_tcp(&o, &port);
+	fd = tcp_connect(port);
+	CHECK(fd >= 0);
+	for (uint32_t i = 0; i < 4; i++) {
+		uint32_t xid = 0, res = 99;
+
+		send_call(fd, 8 + i % 3, 500 + i);
+		CHECK(read_reply(fd, &xid, &res, now_ms() + 5000));
+		CHECK_EQ(xid, 500 + i);
+		CHECK_EQ(res, i % 3 == 0 ? SCHED_OTHER : SCHED_BATCH);
+	}
+	close(fd);
+	stop(s);
+}
+
 static void test_listen_errors_and_unstarted_free(void)
 {
 	struct net_opts o = {.threads = 1};
@@ -637,4 +692,4 @@ static void test_listen_errors_and_unstarted_free(void)
 
 TESTS(test_loopback, test_listen_errors_and_unstarted_free, test_reads_pass_held_flushes,
       test_connections_spread_over_loops, test_pool_replies_whole_and_in_records,
-      test_paused_connection_resumes_on_completions);
+      test_paused_connection_resumes_on_completions, test_pool_threads_are_batch);
