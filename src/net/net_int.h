@@ -223,10 +223,10 @@ void net_loop_wake_stop(struct net_loop *l);
 void net_loop_drain(struct net_loop *l);
 /*
  * Called by a pool thread once @r has run and its reply is encoded: write the reply
- * straight to its connection's socket when nothing is queued before it. True if it
- * was written whole: the loop then has only to release @r.
+ * straight to its connection's socket when nothing is queued before it. Sets r->sent if
+ * it was written whole: the loop then has only to release @r.
  */
-bool net_req_reply_direct(struct net_req *r);
+void net_req_reply_direct(struct net_req *r);
 
 /* net_mem.c */
 /* Large buffers allowed for a budget of @mib MiB; 0 for the default (an eighth of RAM,

@@ -448,14 +448,14 @@ static void req_send(struct net_req *r)
 	req_enqueue(r);
 }
 
-bool net_req_reply_direct(struct net_req *r)
+void net_req_reply_direct(struct net_req *r)
 {
 	struct net_conn *c = r->conn;
 	struct msghdr msg;
 	ssize_t w;
 
 	if (!c)
-		return false; /* UDP: the loop answers */
+		return; /* UDP: the loop answers */
 	/* The call's bytes are not needed any more: its budget may serve another call
 	 * before the loop takes the buffer back. */
 	req_give_budget(r);
@@ -466,7 +466,7 @@ bool net_req_reply_direct(struct net_req *r)
 	pthread_mutex_lock(&c->tx_lock);
 	if (c->closed || c->sq_head || c->tx_part) {
 		pthread_mutex_unlock(&c->tx_lock);
-		return false; /* the loop queues it behind what is there */
+		return; /* the loop queues it behind what is there */
 	}
 	do
 		w = sendmsg(c->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -479,7 +479,6 @@ bool net_req_reply_direct(struct net_req *r)
 	}
 	/* Any other error: the loop's own send meets it again and closes. */
 	pthread_mutex_unlock(&c->tx_lock);
-	return r->sent;
 }
 
 /* Serve one complete call: reply now, run inline, or hand to the blocking pool. */

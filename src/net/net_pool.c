@@ -22,14 +22,15 @@
 
 /*
  * Hand @r back to its loop. The loop is woken only when it has something to do at once:
- * a reply to send (@sent false), a paused connection that may resume, a stop; and then
+ * a reply to send (r->sent false), a paused connection that may resume, a stop; and then
  * once per batch of such pushes. Otherwise it takes @r when it next wakes or before it
  * sleeps (see loop_completions()). @r is the loop's again once pushed: not touched after.
  */
-static void net_complete(struct net_req *r, bool sent)
+static void net_complete(struct net_req *r)
 {
 	struct net_loop *l = r->loop;
 	struct net_req *old = atomic_load_explicit(&l->done, memory_order_relaxed);
+	bool sent = r->sent;
 	uint64_t one = 1;
 
 	do {
@@ -78,7 +79,8 @@ static void *net_pool_main(void *arg)
 			return NULL; /* stopping and the queue is empty */
 		rpc_call_run(&r->req);
 		rpc_call_end(&r->req);
-		net_complete(r, net_req_reply_direct(r));
+		net_req_reply_direct(r);
+		net_complete(r);
 	}
 }
 
