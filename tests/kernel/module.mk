@@ -25,5 +25,17 @@ check-kernel:
 check-power:
 	-sh scripts/install-deps.sh kernel
 	-sh scripts/install-deps.sh test
-	$(MAKE) --no-print-directory server $(O)/tests/durability/dur_load $(O)/tests/durability/dur_meta
+	$(MAKE) --no-print-directory server $(O)/tests/durability/dur_load $(O)/tests/durability/dur_meta \
+		$(O)/tests/kernel/cachedisk
 	$(SUITE) power bash tests/kernel/power.sh $(O)
+
+# cachedisk: the power test's virtual disk, with a volatile write cache that the power
+# cut partly loses, served to qemu over NBD (tests/kernel/cachedisk.h).
+CACHEDISK_OBJS := $(O)/tests/kernel/cachedisk.o $(O)/tests/kernel/cachedisk_nbd.o
+INTEG_TOOLS += $(O)/tests/kernel/cachedisk
+UNIT_TESTS += tests/unit/kernel/test_cachedisk.c
+
+$(O)/tests/kernel/cachedisk: $(O)/tests/kernel/cachedisk_main.o $(CACHEDISK_OBJS)
+	$(CC) $(LDFLAGS) -o $@ $^
+
+$(O)/tests/unit/kernel/test_cachedisk: $(CACHEDISK_OBJS)

@@ -2,12 +2,16 @@
 # power.sh - the power-loss durability test: shoal-server runs inside the kernel suite's
 # VM with its export on a second virtual disk (ext4, with or without its journal); the
 # host drives a load over the tap network and kills qemu at a random moment, which loses
-# everything the guest had only in its RAM, as a power cut would. Whatever the guest had
-# sent to the virtual disk is in the host's page cache and survives. The host then
+# everything the guest had only in its RAM, as a power cut would. The disk is served to
+# qemu over NBD by cachedisk (cachedisk.h), a disk with a volatile write cache: what the
+# guest wrote since its last cache flush is lost at the cut, each 4 KiB piece of it or
+# not by a coin drawn from the seed, so a missing flush is seen too (each boot prints
+# the disk's line: writes, flushes, and what the cut kept and lost). The host then
 # checks the disk and replays its journal if it has one (e2fsck), copies the export out
 # of the image (debugfs rdump) and checks that everything the server acknowledged as
 # stable is there. A kill -9 of the server (tests/durability) cannot tell whether it
-# ever synced; this can.
+# ever synced; this can. A control: POWER_MOUNT_OPTS=commit=600,nobarrier (ext4 sends
+# no flushes) must FAIL.
 #
 #   bash tests/kernel/power.sh BUILD-DIR
 #
@@ -67,6 +71,7 @@ build=$(cd "$1" && pwd)
 SERVER=$build/shoal-server
 DUR=$build/tests/durability/dur_load
 META=$build/tests/durability/dur_meta
+CACHEDISK=$build/tests/kernel/cachedisk
 for phase in ${POWER_PHASES:-}; do
 	case $phase in
 	data | log | meta | meta-nojournal) ;;
@@ -79,7 +84,7 @@ case ${POWER_LOG_CONTROL:-} in
 esac
 
 if [ -z "${KT_IN_NETNS:-}" ]; then
-	for f in "$SERVER" "$DUR" "$META"; do
+	for f in "$SERVER" "$DUR" "$META" "$CACHEDISK"; do
 		[ -x "$f" ] || no_run "no binary at $f"
 	done
 	for tool in mkfs.ext4 e2fsck debugfs ss; do
@@ -97,9 +102,10 @@ mkdir -p "$SHARE/out"
 	no_run "could not fill the share $SHARE"
 export SHOAL_NFS_PORT=2049 SHOAL_MOUNT_PORT=20048 SHOAL_RPC_TIMEOUT=10
 
-QEMU_PID='' LOAD_PID='' SERVER_LOG=''
+QEMU_PID='' LOAD_PID='' SERVER_LOG='' DISK_PID='' DISK_IMG='' DISK_NAME='' DISK_BOOTS=0
 cleanup() {
 	[ -n "$QEMU_PID" ] && kill -KILL "$QEMU_PID" 2>/dev/null && wait "$QEMU_PID" 2>/dev/null
+	[ -n "$DISK_PID" ] && kill -KILL "$DISK_PID" 2>/dev/null && wait "$DISK_PID" 2>/dev/null
 	[ -n "$LOAD_PID" ] && kill -KILL "$LOAD_PID" 2>/dev/null && wait "$LOAD_PID" 2>/dev/null
 	if [ -n "${POWER_KEEP:-}" ]; then
 		mkdir -p "$POWER_KEEP" && cp -r "$SHARE/out" "$T"/*.log "$T"/*.journal "$T"/*.out "$POWER_KEEP/"
@@ -156,6 +162,41 @@ load_finish() {
 	exec {LFD}<&-
 }
 
+# vm_before_boot : (called by vm_lib.sh's boot) the guest's second disk, DISK_IMG, served
+# through a fresh cachedisk on $T/disk.sock: its writes since the last flush are in a
+# volatile cache, and when qemu dies each 4 KiB piece of them reaches the image or not by
+# a coin drawn from the seed (cachedisk.h). Without it the host's page cache kept every
+# write the guest made, flushed or not, and a missing flush went unseen.
+vm_before_boot() {
+	local l
+	disk_detach
+	DISK_BOOTS=$((DISK_BOOTS + 1))
+	exec {DFD}< <(exec "$CACHEDISK" -s "$((seed + DISK_BOOTS))" "$DISK_IMG" "$T/disk.sock" 2>&1)
+	DISK_PID=$!
+	if IFS= read -r -t 10 -u "$DFD" l && [[ $l == "cachedisk: listening"* ]]; then
+		return 0
+	fi
+	fail "$DISK_NAME-disk: expected 'cachedisk: listening' got '${l:-nothing within 10 s}'"
+	disk_detach
+	return 1
+}
+
+# disk_detach : once qemu is gone, the cachedisk's power cut and its report (shown); a
+# FAIL if it did not end cleanly within 30 s. The image is then complete to read.
+disk_detach() {
+	local l rc
+	[ -n "$DISK_PID" ] || return 0
+	while IFS= read -r -t 30 -u "$DFD" l; do
+		echo "  disk: $l"
+	done
+	kill -KILL "$DISK_PID" 2>/dev/null # still there only if it never saw qemu, or hung
+	wait "$DISK_PID"
+	rc=$?
+	exec {DFD}<&-
+	DISK_PID=
+	[ "$rc" -eq 0 ] || fail "$DISK_NAME-disk: expected the cachedisk to exit 0 got $rc"
+}
+
 # guest_run NAME DISK MODE WANT [SERVER-ARGS...] : boot the guest with DISK in MODE (serve
 # or restart, see guest_power.sh; the server's log goes to out/NAME.server.log in the
 # share) and read its lines until one starts with "shoal-guest: WANT" (left in LINE):
@@ -163,6 +204,8 @@ load_finish() {
 guest_run() {
 	local name=$1 disk=$2 mode=$3 want=$4 end rc args='' a opts
 	shift 4
+	disk_detach # the previous boot's cut, before the image is read below
+	DISK_IMG=$disk DISK_NAME=$name
 	for a; do args+=" $(printf '%q' "$a")"; done
 	SERVER_LOG=$SHARE/out/$name.server.log
 	opts=${POWER_MOUNT_OPTS:-commit=600}
@@ -174,7 +217,7 @@ guest_run() {
 		"$args" >"$SHARE/config"
 	[ "$mode" = restart ] && [ "${POWER_LOG_CONTROL:-}" = drop ] && echo DROP_LOG=1 >>"$SHARE/config"
 	: >"$T/qemu.err"
-	if ! boot_guest -drive "file=$disk,format=raw,if=virtio,cache=writeback"; then
+	if ! boot_guest -drive "file=nbd+unix:///?socket=$T/disk.sock,format=raw,if=virtio,cache=writeback"; then
 		fail "$name-boot: expected the guest to start under one of: $accels"
 		return 1
 	fi
@@ -241,6 +284,7 @@ power_cut() {
 # $T/NAME.out/export. 1 (after a FAIL) if that failed.
 extract() {
 	local name=$1 disk=$T/$1.img rc
+	disk_detach
 	e2fsck -fy "$disk" >"$T/$name.fsck.log" 2>&1
 	rc=$?
 	# 0: clean, 1/2: errors corrected (the journal replay alone can answer 1).

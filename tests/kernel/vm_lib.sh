@@ -71,10 +71,14 @@ vm_tap_up() {
 
 # boot ACCEL [QEMU-ARGS...] : start qemu (extra arguments appended, e.g. a second disk);
 # QFD reads its stdout, the guest's second serial port; the console goes to console.log.
+# A suite that defines vm_before_boot has it called first (power.sh starts its disk there).
 boot() {
 	local accel=$1 cpu=max
 	shift
 	[ "$accel" = kvm ] && cpu=host
+	if declare -F vm_before_boot >/dev/null; then
+		vm_before_boot || return
+	fi
 	: >"$T/console.log"
 	exec {QFD}< <(
 		exec qemu-system-x86_64 -nodefaults -no-user-config -display none -no-reboot \
@@ -126,7 +130,10 @@ boot_guest() {
 	fi
 	booted=
 	for accel in $accels; do
-		boot "$accel" "$@"
+		if ! boot "$accel" "$@"; then
+			echo "boot: $accel not tried: vm_before_boot failed"
+			continue
+		fi
 		t_boot=$SECONDS
 		if [ "$accel" = kvm ]; then limit=${KERNEL_KVM_BOOT:-30}; else limit=${KERNEL_TCG_BOOT:-180}; fi
 		next_line $((SECONDS + limit))
