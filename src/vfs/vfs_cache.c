@@ -482,6 +482,19 @@ int vfs_node_sync(struct vfs_node *node)
 	err = vfs_node_data_fd(node, &fd, &writable);
 	if (err)
 		return err;
+	/* Linux before "ext4: fix fsync(2) for nojournal mode" (Debian 12's 6.1 among them)
+	 * syncs an inode of an ext4 without a journal, and flushes the disk's write cache,
+	 * only if the inode is marked dirty; a new, removed or renamed entry does not mark
+	 * its directory (ext4 writes the inode into its table block without telling the
+	 * VFS), so the fsync wrote the entry's block and left it in the disk's volatile
+	 * cache (tests/kernel/power.sh, phase meta-nojournal, lost acknowledged changes with
+	 * this missing). A chown to the same owner and group marks the inode and changes
+	 * only its ctime, which the change of entries has just set anyway. */
+	if (S_ISDIR(node->type)) {
+		err = node->ve->be->chown(node->fd, (uint32_t)-1, (uint32_t)-1);
+		if (err)
+			return err;
+	}
 	return node->ve->be->fsync(fd, false);
 }
 

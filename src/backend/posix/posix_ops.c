@@ -168,13 +168,18 @@ static int posix_fsync(int fd, bool datasync)
  * device's cache (ext2, ext4 without a journal): Linux's sync_filesystem() flushes the
  * disk's write cache in ->sync_fs() and only then writes and waits for the metadata
  * blocks still dirty or in flight, which a power cut can then take from a disk with a
- * volatile cache. An fsync of @fd (a directory of the file system), which on those file
- * systems always ends with a cache flush, makes them stable too.
+ * volatile cache. An fsync of @fd (a directory of the file system) ends with a cache
+ * flush there and makes them stable too, provided the directory's inode is marked
+ * dirty: ext4 without a journal skips the flush of a clean inode on Linux before "ext4:
+ * fix fsync(2) for nojournal mode" (see vfs_node_sync()). A chown to the same owner and
+ * group marks it, changing only its ctime.
  */
 static int posix_syncfs(int fd)
 {
 	int err = ret0(syncfs(fd));
 
+	if (!err)
+		err = ret0(fchownat(fd, "", (uid_t)-1, (gid_t)-1, AT_EMPTY_PATH));
 	return err ? err : ret0(fsync(fd));
 }
 

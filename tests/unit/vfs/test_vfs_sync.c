@@ -4,9 +4,11 @@
  * changed (the object it made or linked, every directory it changed, the file whose
  * attributes it set) before it returns; a failed fsync fails the call; operations that
  * change nothing sync nothing, and a FIFO is never opened to be synced: a symlink,
- * FIFO or device node is made stable by a syncfs of the export instead. The export's
- * back end is wrapped so that every fsync is recorded by inode number (and can fail),
- * and every syncfs is counted.
+ * FIFO or device node is made stable by a syncfs of the export instead; a directory is
+ * marked dirty (a chown to no one new) before its fsync, which ext4 without a journal
+ * needs to write and flush it on older kernels. The export's back end is wrapped so
+ * that every fsync and chown is recorded by inode number (fsyncs can fail), and every
+ * syncfs is counted.
  */
 #include "backend/posix/posix.h"
 #include "unit/vfs/vfs_fixture.h"
@@ -16,14 +18,35 @@
 
 static ino_t synced[MAX_SYNCS];
 static int nsynced;
+/* Every chown and fsync in order: 'c' or 'f', and the inode. */
+static char events[MAX_SYNCS];
+static ino_t event_ino[MAX_SYNCS];
+static int nevents;
 static int nsyncfs;
 static bool fail_syncs;
 static struct backend_ops rec_ops;
+
+static void note_event(char what, int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) == 0 && nevents < MAX_SYNCS) {
+		events[nevents] = what;
+		event_ino[nevents++] = st.st_ino;
+	}
+}
+
+static int rec_chown(int fd, uint32_t uid, uint32_t gid)
+{
+	note_event('c', fd);
+	return posix_backend_ops.chown(fd, uid, gid);
+}
 
 static int rec_fsync(int fd, bool datasync)
 {
 	struct stat st;
 
+	note_event('f', fd);
 	if (fstat(fd, &st) == 0 && nsynced < MAX_SYNCS)
 		synced[nsynced++] = st.st_ino;
 	if (fail_syncs)
@@ -46,8 +69,10 @@ static void setup(struct fx *f)
 	rec_ops = posix_backend_ops;
 	rec_ops.fsync = rec_fsync;
 	rec_ops.syncfs = rec_syncfs;
+	rec_ops.chown = rec_chown;
 	f->ve->be = &rec_ops;
 	nsynced = 0;
+	nevents = 0;
 	nsyncfs = 0;
 	fail_syncs = false;
 }
@@ -55,6 +80,7 @@ static void setup(struct fx *f)
 static void forget_syncs(void)
 {
 	nsynced = 0;
+	nevents = 0;
 	nsyncfs = 0;
 }
 
@@ -75,6 +101,47 @@ static bool was_synced(ino_t ino)
 		if (synced[i] == ino)
 			return true;
 	return false;
+}
+
+/* Every fsync of @ino came right after a chown of it. */
+static bool dirtied_before_each_sync(ino_t ino)
+{
+	int syncs = 0;
+
+	for (int i = 0; i < nevents; i++) {
+		if (events[i] != 'f' || event_ino[i] != ino)
+			continue;
+		if (i == 0 || events[i - 1] != 'c' || event_ino[i - 1] != ino)
+			return false;
+		syncs++;
+	}
+	return syncs > 0;
+}
+
+static void test_directory_marked_dirty_before_sync(void)
+{
+	struct vfs_wcc wcc, wcc2;
+	struct vfs_attr at;
+	struct vfs_fh fh;
+	struct vfs_node *d;
+	struct fx f;
+
+	setup(&f);
+	fh = fx_create(&f, &fx_root_ctx, "a");
+	CHECK(dirtied_before_each_sync(ino_of(&f, "")));
+	for (int i = 0; i < nevents; i++) /* a regular file is never chowned */
+		CHECK(events[i] != 'c' || event_ino[i] != ino_of(&f, "a"));
+	CHECK_EQ(vfs_mkdir(&fx_root_ctx, f.root, "d", &fx_no_sattr, &fh, &at, &wcc), 0);
+	d = fx_node(&f, &fh);
+	forget_syncs();
+	CHECK_EQ(vfs_rename(&fx_root_ctx, f.root, "a", d, "b", &wcc, &wcc2), 0);
+	CHECK(dirtied_before_each_sync(ino_of(&f, "")));
+	CHECK(dirtied_before_each_sync(ino_of(&f, "d")));
+	forget_syncs();
+	CHECK_EQ(vfs_remove(&fx_root_ctx, d, "b", &wcc), 0);
+	CHECK(dirtied_before_each_sync(ino_of(&f, "d")));
+	vfs_node_put(d);
+	fx_teardown(&f);
 }
 
 static void test_creation_syncs_object_and_directory(void)
@@ -241,6 +308,7 @@ static void test_reading_syncs_nothing(void)
 	fx_teardown(&f);
 }
 
-TESTS(test_creation_syncs_object_and_directory, test_changes_sync_what_they_changed,
-      test_moved_directory_is_synced, test_symlink_setattr_syncs_the_export,
-      test_failed_sync_fails_the_call, test_reading_syncs_nothing);
+TESTS(test_directory_marked_dirty_before_sync, test_creation_syncs_object_and_directory,
+      test_changes_sync_what_they_changed, test_moved_directory_is_synced,
+      test_symlink_setattr_syncs_the_export, test_failed_sync_fails_the_call,
+      test_reading_syncs_nothing);
