@@ -65,6 +65,9 @@ struct backend_ops {
 	ssize_t (*pread)(int fd, void *buf, size_t n, uint64_t off);
 	ssize_t (*pwrite)(int fd, const void *buf, size_t n, uint64_t off, enum bk_sync sync);
 	int (*fsync)(int fd, bool datasync);
+	/* Make the data written through regular file @fd (and its size) stable, as a
+	 * stable write must be; may set the file's mtime to now. */
+	int (*sync_written)(int fd);
 
 	/* Create regular file @name; returns an object reference. */
 	int (*create)(int dirfd, const char *name, uint32_t mode, bool excl);

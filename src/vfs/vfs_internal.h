@@ -110,7 +110,7 @@ extern struct wlog *vfs_wlog;
 /* Write @len bytes at @offset of @fd and make them stable through the log (or by an
  * fsync when the log cannot take them). Bytes written, or a negative errno. */
 ssize_t vfs_wlog_write(struct vfs_node *node, int fd, const void *data, uint32_t len,
-		       uint64_t offset, enum vfs_stable stable);
+		       uint64_t offset);
 /* Log that @node's size became @size, in order with its logged writes, and wait for
  * the record. 0 (also without a log), or -EIO when the change may not be said stable. */
 int vfs_wlog_truncate(struct vfs_node *node, uint64_t size);

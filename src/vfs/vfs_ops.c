@@ -342,8 +342,8 @@ int vfs_write(const struct vfs_ctx *ctx, struct vfs_node *node, uint64_t offset,
 	if (!writable)
 		return -EROFS;
 	if (stable != VFS_UNSTABLE && vfs_wlog)
-		r = vfs_wlog_write(node, fd, data, len, offset, stable);
-	else /* one syscall: RWF_DSYNC / RWF_SYNC make the data (and metadata) stable */
+		r = vfs_wlog_write(node, fd, data, len, offset);
+	else /* the back end makes it stable before it returns (posix_sync_written) */
 		r = node->ve->be->pwrite(fd, data, len, offset, (enum bk_sync)stable);
 	if (r < 0)
 		return (int)r;

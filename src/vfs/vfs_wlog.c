@@ -47,7 +47,7 @@ static void note_seq(struct vfs_node *node, uint64_t seq)
 }
 
 ssize_t vfs_wlog_write(struct vfs_node *node, int fd, const void *data, uint32_t len,
-		       uint64_t offset, enum vfs_stable stable)
+		       uint64_t offset)
 {
 	const struct backend_ops *be = node->ve->be;
 	struct wlog_rec r = {.type = WLOG_WRITE,
@@ -70,7 +70,7 @@ ssize_t vfs_wlog_write(struct vfs_node *node, int fd, const void *data, uint32_t
 	 * no older record of it can be replayed over what the fsync makes durable. */
 	err = vfs_wlog_retire(node);
 	if (!err)
-		err = be->fsync(fd, stable == VFS_DATA_SYNC);
+		err = be->sync_written(fd);
 	return err ? err : n;
 }
 

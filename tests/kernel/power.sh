@@ -15,11 +15,16 @@
 #
 #   bash tests/kernel/power.sh BUILD-DIR
 #
-# Four phases, each with its own disk, boots and power cut (on ext4 with a journal any
+# Five phases, each with its own disk, boots and power cut (on ext4 with a journal any
 # fsync commits every pending change, so the syncs of one kind of load would hide
 # missing ones of the other):
 #   data  tests/durability/dur_load: writers with FILE_SYNC, DATA_SYNC and UNSTABLE +
 #         COMMIT; every acknowledged byte must be on the disk (`dur_load verify`).
+#   data-nojournal  the same with one writer (whose syncs no other writer's flushes
+#         cover) on an ext4 made without a journal (mkfs.ext4 -O ^has_journal), where
+#         the guest's kernel skips the cache flush of an fsync whose inode is not
+#         marked dirty (see meta-nojournal): a stable overwrite made stable by
+#         RWF_SYNC/RWF_DSYNC was lost there, in about one run in three.
 #   log   the server with its stable-write log (--stable-log 64, in /data/state on the
 #         same disk), dur_load with FILE_SYNC and DATA_SYNC only (DUR_STABLE_ONLY=1): an
 #         acknowledged write is in the log, its file is synced only by the next
@@ -46,9 +51,9 @@
 # come from one seed, printed first (POWER_SEED=N repeats them; how far the loads got
 # when the power went still depends on timing). Output: PASS/FAIL per check, then
 # "power: N passed, M failed". A run that cannot start counts as failed. One run takes
-# about 75 s under TCG (five boots of ~12 s).
-# Environment: POWER_SEED; POWER_PHASES (the phases to run, in order, default "data log
-# meta meta-nojournal"; a phase left out is reported as not run); POWER_MOUNT_OPTS (the
+# about 115 s under TCG (six boots of ~12 s).
+# Environment: POWER_SEED; POWER_PHASES (the phases to run, in order, default "data
+# data-nojournal log meta meta-nojournal"; a phase left out is reported as not run); POWER_MOUNT_OPTS (the
 # guest's ext4 mount options, default commit=600: within the test the journal is
 # committed only by a sync, never by the timer; a disk without a journal is mounted
 # without the commit= option, which ext4 refuses there. "commit=600,dirsync,sync" makes
@@ -58,7 +63,7 @@
 # POWER_LOG_CONTROL (controls of the log phase that must FAIL it, showing that the
 # replay is what brings the bytes back: "skip" copies the disk out right after the cut,
 # with no second boot, "drop" removes the log before the second boot's server starts);
-# POWER_WRITERS (dur_load writers, default 4); POWER_KEEP (copy the logs, journals and
+# POWER_WRITERS (dur_load writers, default 4, and 1 for data-nojournal); POWER_KEEP (copy the logs, journals and
 # the extracted exports there); and those of vm_lib.sh (KERNEL_ACCEL...).
 set -u
 
@@ -74,8 +79,8 @@ META=$build/tests/durability/dur_meta
 CACHEDISK=$build/tests/kernel/cachedisk
 for phase in ${POWER_PHASES:-}; do
 	case $phase in
-	data | log | meta | meta-nojournal) ;;
-	*) no_run "POWER_PHASES: expected data, log, meta or meta-nojournal got '$phase'" ;;
+	data | data-nojournal | log | meta | meta-nojournal) ;;
+	*) no_run "POWER_PHASES: expected data, data-nojournal, log, meta or meta-nojournal got '$phase'" ;;
 	esac
 done
 case ${POWER_LOG_CONTROL:-} in
@@ -322,7 +327,7 @@ dur_cut() {
 	local name=$1
 	shift
 	load_start "$T/$name.log" env DUR_ONE_ROUND=1 "$@" "$DUR" run "$GUEST_IP" /data/export \
-		"$T/$name.out/export" "$T/$name.journal" "${POWER_WRITERS:-4}" 0 "$seed"
+		"$T/$name.out/export" "$T/$name.journal" "$writers" 0 "$seed"
 	if ! load_expect '^round 1 writing' 60; then
 		fail "$name-load: expected 'round 1 writing' from dur_load within 60 s"
 		stop_qemu
@@ -357,14 +362,16 @@ dur_verify() {
 	check "$name-verify-exit" 0 "$rc"
 }
 
-# phase_data : dur_load against the guest, cut, then every acknowledged byte on the disk.
+# phase_data NAME FEATURES SUMMARY WRITERS : dur_load with WRITERS writers against the
+# guest (its disk made with mkfs.ext4 FEATURES), cut, then every acknowledged byte on
+# the disk; the phase's summary goes to the variable SUMMARY.
 phase_data() {
-	local acked lost
-	power_on data '' || return
-	dur_cut data || return
-	extract data || return
-	dur_verify data
-	s_data="data ${acked:-0} bytes acknowledged, ${lost:-unknown} lost"
+	local name=$1 writers=${POWER_WRITERS:-$4} acked lost
+	power_on "$name" "$2" || return
+	dur_cut "$name" || return
+	extract "$name" || return
+	dur_verify "$name"
+	printf -v "$3" '%s' "$name ${acked:-0} bytes acknowledged, ${lost:-unknown} lost"
 }
 
 # phase_log : the server with its stable-write log, dur_load's stable writes only, cut;
@@ -373,7 +380,7 @@ phase_data() {
 # seen in the server's log. POWER_LOG_CONTROL=skip leaves the second boot out and drop
 # removes the log before it: controls that must FAIL.
 phase_log() {
-	local acked lost replayed status
+	local acked lost replayed status writers=${POWER_WRITERS:-4}
 	power_on log '' --stable-log 64 || return
 	if grep -q 'stable-write log /data/state/stable.log created' "$SERVER_LOG"; then
 		pass "log-created: the server writes stable WRITEs to its log"
@@ -436,16 +443,17 @@ phase_meta() {
 }
 
 t_start=$SECONDS
-s_data="data not run" s_log="log not run" s_meta="meta not run"
+s_data="data not run" s_data_nj="data-nojournal not run" s_log="log not run" s_meta="meta not run"
 s_nojournal="meta-nojournal not run"
-for phase in ${POWER_PHASES:-data log meta meta-nojournal}; do
+for phase in ${POWER_PHASES:-data data-nojournal log meta meta-nojournal}; do
 	case $phase in
-	data) phase_data ;;
+	data) phase_data data '' s_data 4 ;;
+	data-nojournal) phase_data data-nojournal ^has_journal s_data_nj 1 ;;
 	log) phase_log ;;
 	meta) phase_meta meta '' s_meta ;;
 	meta-nojournal) phase_meta meta-nojournal ^has_journal s_nojournal ;;
 	esac
 done
-echo "power-loss: $s_data; $s_log; $s_meta; $s_nojournal (seed $seed, $((SECONDS - t_start)) s)"
+echo "power-loss: $s_data; $s_data_nj; $s_log; $s_meta; $s_nojournal (seed $seed, $((SECONDS - t_start)) s)"
 echo "power: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
