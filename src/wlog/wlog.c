@@ -2,7 +2,9 @@
  * wlog.c - the stable-write log's file: creation, superblocks, replay, start and close.
  *
  * The file is opened O_DIRECT | O_DSYNC (O_DSYNC alone where O_DIRECT is refused), so
- * every write of it returns only once it is on stable storage. It is preallocated when
+ * every write of it returns only once it is on stable storage (where that does not hold,
+ * on ext4 without a journal, each write is followed by an fsync: wlog_flush.c). It is
+ * preallocated when
  * created, so writing into it never allocates: an O_DSYNC write then needs no journal
  * commit of the file system, only the device's write (that is the whole point).
  * Superblocks alternate between two slots, so a torn superblock write leaves the other.
@@ -43,7 +45,7 @@ int wlog_io(struct wlog *w, bool write, uint64_t lsn, void *buf, uint64_t len)
 		lsn += (uint64_t)r;
 		len -= (uint64_t)r;
 	}
-	return 0;
+	return write ? wlog_mark_sync(w) : 0;
 }
 
 static uint32_t sb_crc(struct wlog_sb sb)
@@ -73,6 +75,9 @@ int wlog_write_sb(struct wlog *w, uint64_t tail_lsn, uint64_t tail_seq)
 	while (r < 0 && errno == EINTR);
 	if (r != WLOG_BLK)
 		return r < 0 ? -errno : -EIO;
+	r = wlog_mark_sync(w);
+	if (r)
+		return (int)r;
 	w->sb_gen = sb.gen;
 	w->sb_epoch = sb.epoch;
 	return 0;
@@ -145,7 +150,7 @@ static int create_log(struct wlog *w, const char *path, uint64_t size)
 	return err;
 }
 
-static int open_file(const char *path, bool *created)
+static int open_dsync(const char *path, bool *created)
 {
 	int fd = open(path, O_RDWR | O_CLOEXEC | O_DIRECT | O_DSYNC);
 
@@ -164,6 +169,35 @@ static int open_file(const char *path, bool *created)
 		}
 	}
 	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * Open (or create) the log file O_DIRECT | O_DSYNC, O_DSYNC alone where O_DIRECT is
+ * refused. Where the O_DSYNC writes would not reach stable storage (wlog_needs_mark()),
+ * open it again without O_DSYNC and set w->mark: each write is then followed by its
+ * own sync.
+ */
+static int open_file(struct wlog *w, const char *path, bool *created)
+{
+	int fd = open_dsync(path, created);
+	int flags, again;
+
+	if (fd < 0 || !wlog_needs_mark(fd))
+		return fd;
+	flags = fcntl(fd, F_GETFL);
+	again = flags < 0 ? -1 : open(path, (flags & (O_RDWR | O_DIRECT)) | O_CLOEXEC);
+	if (again < 0) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	close(fd);
+	w->mark = true;
+	log_info("stable-write log %s: on ext4 without a journal, each write of the log is "
+		 "followed by an fsync of its own",
+		 path);
+	return again;
 }
 
 int wlog_open(const char *path, const struct wlog_opts *o, struct wlog **out)
@@ -194,7 +228,7 @@ int wlog_open(const char *path, const struct wlog_opts *o, struct wlog **out)
 			err = -ENOMEM;
 			goto fail;
 		}
-	err = open_file(path, &created);
+	err = open_file(w, path, &created);
 	if (err < 0)
 		goto fail;
 	w->fd = err;

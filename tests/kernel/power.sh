@@ -15,7 +15,7 @@
 #
 #   bash tests/kernel/power.sh BUILD-DIR
 #
-# Five phases, each with its own disk, boots and power cut (on ext4 with a journal any
+# Six phases, each with its own disk, boots and power cut (on ext4 with a journal any
 # fsync commits every pending change, so the syncs of one kind of load would hide
 # missing ones of the other):
 #   data  tests/durability/dur_load: writers with FILE_SYNC, DATA_SYNC and UNSTABLE +
@@ -33,6 +33,9 @@
 #         guest syncs; then every acknowledged byte must be on the disk. How many records
 #         the server replayed is printed, not checked: a cut just after a checkpoint
 #         leaves none, and the bytes then reach the disk through the checkpoints alone.
+#   log-nojournal  the same with one writer on an ext4 made without a journal, where
+#         an O_DSYNC write of the log ended without a cache flush (see data-nojournal)
+#         and acknowledged bytes were lost in every run until the log synced each write.
 #   meta  tests/durability/dur_meta: MKDIR, CREATE, SETATTR, RENAME, REMOVE, RMDIR,
 #         SYMLINK, LINK one at a time; every acknowledged change must be in the namespace
 #         on the disk (`dur_meta verify`).
@@ -51,9 +54,10 @@
 # come from one seed, printed first (POWER_SEED=N repeats them; how far the loads got
 # when the power went still depends on timing). Output: PASS/FAIL per check, then
 # "power: N passed, M failed". A run that cannot start counts as failed. One run takes
-# about 115 s under TCG (six boots of ~12 s).
+# about 165 s under TCG (eight boots of ~12 s).
 # Environment: POWER_SEED; POWER_PHASES (the phases to run, in order, default "data
-# data-nojournal log meta meta-nojournal"; a phase left out is reported as not run); POWER_MOUNT_OPTS (the
+# data-nojournal log log-nojournal meta meta-nojournal"; a phase left out is reported as
+# not run); POWER_MOUNT_OPTS (the
 # guest's ext4 mount options, default commit=600: within the test the journal is
 # committed only by a sync, never by the timer; a disk without a journal is mounted
 # without the commit= option, which ext4 refuses there. "commit=600,dirsync,sync" makes
@@ -63,7 +67,8 @@
 # POWER_LOG_CONTROL (controls of the log phase that must FAIL it, showing that the
 # replay is what brings the bytes back: "skip" copies the disk out right after the cut,
 # with no second boot, "drop" removes the log before the second boot's server starts);
-# POWER_WRITERS (dur_load writers, default 4, and 1 for data-nojournal); POWER_KEEP (copy the logs, journals and
+# POWER_WRITERS (dur_load writers, default 4, and 1 for the nojournal data and log
+# phases); POWER_KEEP (copy the logs, journals and
 # the extracted exports there); and those of vm_lib.sh (KERNEL_ACCEL...).
 set -u
 
@@ -79,8 +84,8 @@ META=$build/tests/durability/dur_meta
 CACHEDISK=$build/tests/kernel/cachedisk
 for phase in ${POWER_PHASES:-}; do
 	case $phase in
-	data | data-nojournal | log | meta | meta-nojournal) ;;
-	*) no_run "POWER_PHASES: expected data, data-nojournal, log, meta or meta-nojournal got '$phase'" ;;
+	data | data-nojournal | log | log-nojournal | meta | meta-nojournal) ;;
+	*) no_run "POWER_PHASES: expected data, data-nojournal, log, log-nojournal, meta or meta-nojournal got '$phase'" ;;
 	esac
 done
 case ${POWER_LOG_CONTROL:-} in
@@ -380,31 +385,31 @@ phase_data() {
 # seen in the server's log. POWER_LOG_CONTROL=skip leaves the second boot out and drop
 # removes the log before it: controls that must FAIL.
 phase_log() {
-	local acked lost replayed status writers=${POWER_WRITERS:-4}
-	power_on log '' --stable-log 64 || return
+	local name=$1 acked lost replayed status writers=${POWER_WRITERS:-$4}
+	power_on "$name" "$2" --stable-log 64 || return
 	if grep -q 'stable-write log /data/state/stable.log created' "$SERVER_LOG"; then
-		pass "log-created: the server writes stable WRITEs to its log"
+		pass "$name-created: the server writes stable WRITEs to its log"
 	else
-		fail "log-created: expected 'stable-write log /data/state/stable.log created' in the server's log"
+		fail "$name-created: expected 'stable-write log /data/state/stable.log created' in the server's log"
 	fi
-	dur_cut log DUR_STABLE_ONLY=1 || return
+	dur_cut "$name" DUR_STABLE_ONLY=1 || return
 	if [ "${POWER_LOG_CONTROL:-}" = skip ]; then
-		echo "log: control POWER_LOG_CONTROL=skip: no second boot, so no replay of the log"
+		echo "$name: control POWER_LOG_CONTROL=skip: no second boot, so no replay of the log"
 	else
-		guest_run log-restart "$T/log.img" restart "server stopped" --stable-log 64 || return
+		guest_run "$name-restart" "$T/$name.img" restart "server stopped" --stable-log 64 || return
 		status=$(printf '%s\n' "$LINE" | sed -n 's/.*exit status \([0-9]*\) after SIGTERM.*/\1/p')
 		power_off
-		check log-restart-server-exit 0 "${status:-unknown}"
+		check "$name-restart-server-exit" 0 "${status:-unknown}"
 		replayed=$(sed -n 's/.*stable-write log: replayed \([0-9]*\) records.*/\1/p' "$SERVER_LOG" | head -n 1)
 		# Not a check: a cut that comes just after a checkpoint emptied the log leaves
 		# nothing to replay, and the bytes are then all on the disk through the
-		# checkpoints' syncs. Either way log-bytes-lost below decides; the count shows
-		# which route the run took.
-		echo "log: the restarted server replayed ${replayed:-0} records before serving"
+		# checkpoints' syncs. Either way the bytes-lost check below decides; the count
+		# shows which route the run took.
+		echo "$name: the restarted server replayed ${replayed:-0} records before serving"
 	fi
-	extract log || return
-	dur_verify log
-	s_log="log ${acked:-0} bytes acknowledged, ${replayed:-no} records replayed, ${lost:-unknown} lost"
+	extract "$name" || return
+	dur_verify "$name"
+	printf -v "$3" '%s' "$name ${acked:-0} bytes acknowledged, ${replayed:-no} records replayed, ${lost:-unknown} lost"
 }
 
 # phase_meta NAME FEATURES SUMMARY : dur_meta against the guest (its disk made with
@@ -444,16 +449,18 @@ phase_meta() {
 
 t_start=$SECONDS
 s_data="data not run" s_data_nj="data-nojournal not run" s_log="log not run" s_meta="meta not run"
+s_log_nj="log-nojournal not run"
 s_nojournal="meta-nojournal not run"
-for phase in ${POWER_PHASES:-data data-nojournal log meta meta-nojournal}; do
+for phase in ${POWER_PHASES:-data data-nojournal log log-nojournal meta meta-nojournal}; do
 	case $phase in
 	data) phase_data data '' s_data 4 ;;
 	data-nojournal) phase_data data-nojournal ^has_journal s_data_nj 1 ;;
-	log) phase_log ;;
+	log) phase_log log '' s_log 4 ;;
+	log-nojournal) phase_log log-nojournal ^has_journal s_log_nj 1 ;;
 	meta) phase_meta meta '' s_meta ;;
 	meta-nojournal) phase_meta meta-nojournal ^has_journal s_nojournal ;;
 	esac
 done
-echo "power-loss: $s_data; $s_data_nj; $s_log; $s_meta; $s_nojournal (seed $seed, $((SECONDS - t_start)) s)"
+echo "power-loss: $s_data; $s_data_nj; $s_log; $s_log_nj; $s_meta; $s_nojournal (seed $seed, $((SECONDS - t_start)) s)"
 echo "power: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

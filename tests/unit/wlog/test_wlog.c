@@ -15,7 +15,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -33,6 +36,23 @@ static int count_sync(void *arg)
 	(void)arg;
 	syncs++;
 	return sync_result;
+}
+
+/* mkdir -p @where. */
+static int mkdirs(const char *where)
+{
+	char p[256];
+
+	snprintf(p, sizeof(p), "%s", where);
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = 0;
+		if (mkdir(p, 0755) != 0 && errno != EEXIST)
+			return -1;
+		*s = '/';
+	}
+	return mkdir(p, 0755) != 0 && errno != EEXIST ? -1 : 0;
 }
 
 static void setup(void)
@@ -529,7 +549,87 @@ static void test_tmpfs_refused(void)
 	unlink("/dev/shm/shoal-wlog-test.log");
 }
 
+/* This binary's futimens(3) and fsync(2) count their calls (appenders may run on
+ * several threads), then do their work. */
+static atomic_int futimens_calls, fsync_calls;
+
+int futimens(int fd, const struct timespec times[2])
+{
+	futimens_calls++;
+	return (int)syscall(SYS_utimensat, fd, NULL, times, 0);
+}
+
+int fsync(int fd)
+{
+	fsync_calls++;
+	return (int)syscall(SYS_fsync, fd);
+}
+
+/* Where O_DSYNC writes would not flush (w->mark), every write of the log is followed by
+ * an mtime update and an fsync; elsewhere by neither. */
+static void test_marked_log_syncs_each_write(void)
+{
+	struct wlog *w;
+	uint64_t seq;
+
+	setup();
+	w = open_started();
+	w->mark = false;
+	atomic_store(&futimens_calls, 0);
+	atomic_store(&fsync_calls, 0);
+	CHECK_EQ(append(w, WLOG_WRITE, 1, 0, 4096, true, &seq), 0);
+	CHECK_EQ(futimens_calls, 0);
+	CHECK_EQ(fsync_calls, 0);
+	w->mark = true;
+	CHECK_EQ(append(w, WLOG_WRITE, 2, 0, 4096, true, &seq), 0);
+	CHECK(futimens_calls >= 1);
+	CHECK_EQ(fsync_calls, futimens_calls);
+	atomic_store(&futimens_calls, 0);
+	CHECK_EQ(wlog_write_sb(w, w->tail_lsn, w->retired_seq), 0); /* superblocks too */
+	CHECK_EQ(futimens_calls, 1);
+	wlog_close(w);
+	teardown();
+}
+
+/* Whether an ext4 is without a journal, as a sysfs tree made here tells. */
+static void test_sysfs_nojournal(void)
+{
+	char p[256], q[256];
+	dev_t dev = makedev(250, 7);
+	FILE *f;
+
+	setup();
+	snprintf(p, sizeof(p), "%s/sys/devices/blk/vdq", dir);
+	CHECK_EQ(mkdirs(p), 0);
+	snprintf(p, sizeof(p), "%s/sys/dev/block", dir);
+	CHECK_EQ(mkdirs(p), 0);
+	snprintf(p, sizeof(p), "%s/sys/fs/ext4/vdq", dir);
+	CHECK_EQ(mkdirs(p), 0);
+	snprintf(p, sizeof(p), "%s/sys", dir);
+	CHECK_EQ(wlog_sysfs_nojournal(dev, p), -1); /* no link for the device */
+	snprintf(q, sizeof(q), "%s/sys/dev/block/250:7", dir);
+	CHECK_EQ(symlink("../../devices/blk/vdq", q), 0);
+	snprintf(q, sizeof(q), "%s/sys/fs/ext4/vdq/journal_task", dir);
+	f = fopen(q, "w");
+	CHECK(f != NULL && fputs("<none>\n", f) >= 0 && fclose(f) == 0);
+	CHECK_EQ(wlog_sysfs_nojournal(dev, p), 1);
+	f = fopen(q, "w");
+	CHECK(f != NULL && fputs("1234\n", f) >= 0 && fclose(f) == 0);
+	CHECK_EQ(wlog_sysfs_nojournal(dev, p), 0);
+	CHECK_EQ(unlink(q), 0); /* the ext2 driver's: no ext4 entry */
+	snprintf(q, sizeof(q), "%s/sys/fs/ext4/vdq", dir);
+	CHECK_EQ(rmdir(q), 0);
+	CHECK_EQ(wlog_sysfs_nojournal(dev, p), 0);
+	snprintf(q, sizeof(q), "%s/sys/fs/ext4", dir);
+	CHECK_EQ(rmdir(q), 0); /* no ext4 in sysfs at all: cannot tell */
+	CHECK_EQ(wlog_sysfs_nojournal(dev, p), -1);
+	snprintf(q, sizeof(q), "rm -r %s/sys", dir);
+	CHECK_EQ(system(q), 0);
+	teardown();
+}
+
 TESTS(test_failed_log_is_set_aside, test_failed_log_not_set_aside, test_waited_records_come_back,
       test_retired_records_do_not, test_unwaited_record_is_ordered, test_torn_batch_ends_replay,
       test_batch_of_earlier_start_ignored, test_wraps_around, test_concurrent_appenders,
-      test_clean_close_leaves_nothing, test_oversized_record_refused, test_tmpfs_refused)
+      test_clean_close_leaves_nothing, test_oversized_record_refused, test_tmpfs_refused,
+      test_marked_log_syncs_each_write, test_sysfs_nojournal)
