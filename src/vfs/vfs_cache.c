@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "backend/posix/posix.h"
+#include "core/fsflush.h"
 #include "core/log.h"
 #include "vfs/vfs_internal.h"
 
@@ -530,6 +531,7 @@ int vfs_export_open(const char *path, uint32_t export_id, struct vfs_export **ou
 		goto err_close;
 	ve->root_dev = st.st_dev;
 	ve->root_ino = st.st_ino;
+	ve->mark_to_flush = fs_flush_needs_mark(ve->mount_fd);
 	err = be->fh_of(ve->root_fd, "", &bk, &ve->mount_id);
 	if (err == -ENOTSUP || err == -EOVERFLOW)
 		err = -EOPNOTSUPP;

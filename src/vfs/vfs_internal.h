@@ -45,6 +45,9 @@ struct vfs_export {
 	int mount_id; /* objects on another mount are not ours */
 	dev_t root_dev;
 	ino_t root_ino;
+	/* Its syncs may skip the disk's cache flush unless the inode is marked first
+	 * (core/fsflush.h): what vfs_commit() then does. */
+	bool mark_to_flush;
 	struct vfs_fh root_fh;
 	/* The exported path, and whether it still names the directory opened as root:
 	 * re-checked at most once a second by vfs_node_get(), so that the handles of an
@@ -74,6 +77,8 @@ struct vfs_node {
 	struct vfs_fh fh;
 	/* The last stable-write log record that may be of this file (vfs_wlog.c). */
 	_Atomic uint64_t wlog_seq;
+	/* An UNSTABLE write came since the last COMMIT began. */
+	atomic_bool unstable;
 };
 
 /* vfs_fh.c */

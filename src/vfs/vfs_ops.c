@@ -347,6 +347,8 @@ int vfs_write(const struct vfs_ctx *ctx, struct vfs_node *node, uint64_t offset,
 		r = node->ve->be->pwrite(fd, data, len, offset, (enum bk_sync)stable);
 	if (r < 0)
 		return (int)r;
+	if (stable == VFS_UNSTABLE)
+		atomic_store(&node->unstable, true);
 	*written = (uint32_t)r;
 	*committed = stable;
 	vfs_wcc_post(wcc, node);
@@ -376,6 +378,15 @@ int vfs_commit(const struct vfs_ctx *ctx, struct vfs_node *node, uint64_t offset
 	/* Logged stable writes of this file could otherwise be replayed over what this
 	 * COMMIT makes durable. */
 	err = vfs_wlog_retire(node);
+	/* Where a sync may skip the cache flush of an inode not marked dirty (ext4 without
+	 * a journal on older Linux, core/fsflush.c), writes within the clock tick of the
+	 * file's last sync leave it unmarked: a chown to the same owner marks it, changing
+	 * only the ctime. Only after UNSTABLE writes, which have already cleared any
+	 * set-user-ID bit and file capabilities the chown would clear (a set-user-ID file
+	 * written by root keeps the bit, so it is not marked, and keeps that gap). */
+	if (!err && node->ve->mark_to_flush && atomic_exchange(&node->unstable, false) &&
+	    !(st.st_mode & S_ISUID) && !((st.st_mode & S_ISGID) && (st.st_mode & S_IXGRP)))
+		err = node->ve->be->chown(node->fd, (uint32_t)-1, (uint32_t)-1);
 	/* fsync, not fdatasync: unstable writes may have changed the size. */
 	if (!err)
 		err = node->ve->be->fsync(fd, false);

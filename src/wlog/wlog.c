@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "core/crc32c.h"
+#include "core/fsflush.h"
 #include "core/log.h"
 
 #define MIN_CAP (4u * WLOG_BUF) /* room for a few batches between checkpoints */
@@ -173,7 +174,7 @@ static int open_dsync(const char *path, bool *created)
 
 /*
  * Open (or create) the log file O_DIRECT | O_DSYNC, O_DSYNC alone where O_DIRECT is
- * refused. Where the O_DSYNC writes would not reach stable storage (wlog_needs_mark()),
+ * refused. Where the O_DSYNC writes would not reach stable storage (fs_flush_needs_mark()),
  * open it again without O_DSYNC and set w->mark: each write is then followed by its
  * own sync.
  */
@@ -182,7 +183,7 @@ static int open_file(struct wlog *w, const char *path, bool *created)
 	int fd = open_dsync(path, created);
 	int flags, again;
 
-	if (fd < 0 || !wlog_needs_mark(fd))
+	if (fd < 0 || !fs_flush_needs_mark(fd))
 		return fd;
 	flags = fcntl(fd, F_GETFL);
 	again = flags < 0 ? -1 : open(path, (flags & (O_RDWR | O_DIRECT)) | O_CLOEXEC);

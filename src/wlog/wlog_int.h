@@ -119,16 +119,9 @@ int wlog_io(struct wlog *w, bool write, uint64_t lsn, void *buf, uint64_t len);
 /* wlog.c: write the superblock naming (tail_lsn, tail_seq, w->epoch) into the next slot. */
 int wlog_write_sb(struct wlog *w, uint64_t tail_lsn, uint64_t tail_seq);
 
-/* wlog_flush.c */
-/* Whether the ext2/3/4 file system on block device @dev, as sysfs at @sysfs tells, is
- * an ext4 without a journal: 1, 0 (a journal, or the ext2/ext3 driver), -1 (sysfs does
- * not say). */
-int wlog_sysfs_nojournal(dev_t dev, const char *sysfs);
-/* Whether writes to @fd need wlog_mark_sync() to reach stable storage: on ext4 without
- * a journal, or when that cannot be told of an ext2/3/4 file system. */
-bool wlog_needs_mark(int fd);
-/* After a write of the log: if w->mark, set the file's mtime to now and fsync it, which
- * flushes the disk's cache even where an O_DSYNC write would not. 0 or -errno. */
+/* wlog_flush.c: after a write of the log, if w->mark, set the file's mtime to now and
+ * fsync it, which flushes the disk's cache even where an O_DSYNC write would not.
+ * 0 or -errno. */
 int wlog_mark_sync(struct wlog *w);
 /* wlog_commit.c: the checkpoint thread's body; wlog_checkpoint() runs one round. */
 void *wlog_thread(void *arg);

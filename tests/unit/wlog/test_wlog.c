@@ -18,7 +18,6 @@
 #include <stdatomic.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -36,23 +35,6 @@ static int count_sync(void *arg)
 	(void)arg;
 	syncs++;
 	return sync_result;
-}
-
-/* mkdir -p @where. */
-static int mkdirs(const char *where)
-{
-	char p[256];
-
-	snprintf(p, sizeof(p), "%s", where);
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = 0;
-		if (mkdir(p, 0755) != 0 && errno != EEXIST)
-			return -1;
-		*s = '/';
-	}
-	return mkdir(p, 0755) != 0 && errno != EEXIST ? -1 : 0;
 }
 
 static void setup(void)
@@ -591,45 +573,8 @@ static void test_marked_log_syncs_each_write(void)
 	teardown();
 }
 
-/* Whether an ext4 is without a journal, as a sysfs tree made here tells. */
-static void test_sysfs_nojournal(void)
-{
-	char p[256], q[256];
-	dev_t dev = makedev(250, 7);
-	FILE *f;
-
-	setup();
-	snprintf(p, sizeof(p), "%s/sys/devices/blk/vdq", dir);
-	CHECK_EQ(mkdirs(p), 0);
-	snprintf(p, sizeof(p), "%s/sys/dev/block", dir);
-	CHECK_EQ(mkdirs(p), 0);
-	snprintf(p, sizeof(p), "%s/sys/fs/ext4/vdq", dir);
-	CHECK_EQ(mkdirs(p), 0);
-	snprintf(p, sizeof(p), "%s/sys", dir);
-	CHECK_EQ(wlog_sysfs_nojournal(dev, p), -1); /* no link for the device */
-	snprintf(q, sizeof(q), "%s/sys/dev/block/250:7", dir);
-	CHECK_EQ(symlink("../../devices/blk/vdq", q), 0);
-	snprintf(q, sizeof(q), "%s/sys/fs/ext4/vdq/journal_task", dir);
-	f = fopen(q, "w");
-	CHECK(f != NULL && fputs("<none>\n", f) >= 0 && fclose(f) == 0);
-	CHECK_EQ(wlog_sysfs_nojournal(dev, p), 1);
-	f = fopen(q, "w");
-	CHECK(f != NULL && fputs("1234\n", f) >= 0 && fclose(f) == 0);
-	CHECK_EQ(wlog_sysfs_nojournal(dev, p), 0);
-	CHECK_EQ(unlink(q), 0); /* the ext2 driver's: no ext4 entry */
-	snprintf(q, sizeof(q), "%s/sys/fs/ext4/vdq", dir);
-	CHECK_EQ(rmdir(q), 0);
-	CHECK_EQ(wlog_sysfs_nojournal(dev, p), 0);
-	snprintf(q, sizeof(q), "%s/sys/fs/ext4", dir);
-	CHECK_EQ(rmdir(q), 0); /* no ext4 in sysfs at all: cannot tell */
-	CHECK_EQ(wlog_sysfs_nojournal(dev, p), -1);
-	snprintf(q, sizeof(q), "rm -r %s/sys", dir);
-	CHECK_EQ(system(q), 0);
-	teardown();
-}
-
 TESTS(test_failed_log_is_set_aside, test_failed_log_not_set_aside, test_waited_records_come_back,
       test_retired_records_do_not, test_unwaited_record_is_ordered, test_torn_batch_ends_replay,
       test_batch_of_earlier_start_ignored, test_wraps_around, test_concurrent_appenders,
       test_clean_close_leaves_nothing, test_oversized_record_refused, test_tmpfs_refused,
-      test_marked_log_syncs_each_write, test_sysfs_nojournal)
+      test_marked_log_syncs_each_write)
