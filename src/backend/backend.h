@@ -65,8 +65,8 @@ struct backend_ops {
 	ssize_t (*pread)(int fd, void *buf, size_t n, uint64_t off);
 	ssize_t (*pwrite)(int fd, const void *buf, size_t n, uint64_t off, enum bk_sync sync);
 	int (*fsync)(int fd, bool datasync);
-	/* Make the data written through regular file @fd (and its size) stable, as a
-	 * stable write must be; may set the file's mtime to now. */
+	/* Make the data written through regular file @fd (and its size) stable where an
+	 * fsync alone may skip the cache flush (core/fsflush.h); sets the mtime to now. */
 	int (*sync_written)(int fd);
 
 	/* Create regular file @name; returns an object reference. */

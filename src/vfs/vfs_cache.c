@@ -490,8 +490,9 @@ int vfs_node_sync(struct vfs_node *node)
 	 * VFS), so the fsync wrote the entry's block and left it in the disk's volatile
 	 * cache (tests/kernel/power.sh, phase meta-nojournal, lost acknowledged changes with
 	 * this missing). A chown to the same owner and group marks the inode and changes
-	 * only its ctime, which the change of entries has just set anyway. */
-	if (S_ISDIR(node->type)) {
+	 * only its ctime, which the change of entries has just set anyway. Only where the
+	 * file system may need it (core/fsflush.c). */
+	if (S_ISDIR(node->type) && node->ve->mark_to_flush) {
 		err = node->ve->be->chown(node->fd, (uint32_t)-1, (uint32_t)-1);
 		if (err)
 			return err;

@@ -318,6 +318,21 @@ int vfs_read(const struct vfs_ctx *ctx, struct vfs_node *node, uint64_t offset, 
 	return 0;
 }
 
+/* A stable write where RWF_SYNC/RWF_DSYNC may skip the cache flush of an inode not
+ * marked dirty (core/fsflush.c): a plain write, then the back end's sync_written(),
+ * which marks the inode and fsyncs it. */
+static ssize_t write_marked(struct vfs_node *node, int fd, const void *data, uint32_t len,
+			    uint64_t offset)
+{
+	ssize_t r = node->ve->be->pwrite(fd, data, len, offset, BK_SYNC_NONE);
+	int err;
+
+	if (r < 0)
+		return r;
+	err = node->ve->be->sync_written(fd);
+	return err ? err : r;
+}
+
 int vfs_write(const struct vfs_ctx *ctx, struct vfs_node *node, uint64_t offset, const void *data,
 	      uint32_t len, enum vfs_stable stable, uint32_t *written, enum vfs_stable *committed,
 	      struct vfs_wcc *wcc)
@@ -343,7 +358,9 @@ int vfs_write(const struct vfs_ctx *ctx, struct vfs_node *node, uint64_t offset,
 		return -EROFS;
 	if (stable != VFS_UNSTABLE && vfs_wlog)
 		r = vfs_wlog_write(node, fd, data, len, offset);
-	else /* the back end makes it stable before it returns (posix_sync_written) */
+	else if (stable != VFS_UNSTABLE && node->ve->mark_to_flush)
+		r = write_marked(node, fd, data, len, offset);
+	else /* one syscall: RWF_DSYNC / RWF_SYNC make the data (and metadata) stable */
 		r = node->ve->be->pwrite(fd, data, len, offset, (enum bk_sync)stable);
 	if (r < 0)
 		return (int)r;

@@ -150,16 +150,16 @@ static ssize_t posix_pread(int fd, void *buf, size_t n, uint64_t off)
 }
 
 /*
- * Make what was written through @fd stable. Not RWF_SYNC/RWF_DSYNC nor a bare fsync:
- * Linux before "ext4: fix fsync(2) for nojournal mode" (Debian 12's 6.1 among them),
- * on ext4 without a journal, skips the disk's cache flush when the inode is not marked
- * dirty, which an overwrite leaves it (fdatasync never counts a new mtime; fsync does,
- * unless the write came within the clock tick of the last one), so the data stayed in
- * the disk's volatile cache (tests/kernel/power.sh, phase data-nojournal, lost
- * acknowledged bytes). Setting the mtime to now, as the write itself just did, marks
- * the inode; the fsync then writes it and flushes. If the caller may not set it
- * (neither owner nor writer: a write allowed by other means), the fsync goes ahead
- * alone.
+ * Make what was written through @fd stable where a bare fsync (or RWF_SYNC/RWF_DSYNC)
+ * may not (core/fsflush.c): Linux before "ext4: fix fsync(2) for nojournal mode"
+ * (Debian 12's 6.1 among them), on ext4 without a journal, skips the disk's cache flush
+ * when the inode is not marked dirty, which an overwrite leaves it (fdatasync never
+ * counts a new mtime; fsync does, unless the write came within the clock tick of the
+ * last one), so the data stayed in the disk's volatile cache (tests/kernel/power.sh,
+ * phase data-nojournal, lost acknowledged bytes). Setting the mtime to now, as the write
+ * itself just did, marks the inode; the fsync then writes it and flushes. If the caller
+ * may not set it (neither owner nor writer: a write allowed by other means), the fsync
+ * goes ahead alone.
  */
 static int posix_sync_written(int fd)
 {
@@ -172,15 +172,11 @@ static int posix_sync_written(int fd)
 
 static ssize_t posix_pwrite(int fd, const void *buf, size_t n, uint64_t off, enum bk_sync sync)
 {
-	ssize_t r = pwrite(fd, buf, n, (off_t)off);
-	int err;
+	struct iovec iov = {.iov_base = (void *)buf, .iov_len = n};
+	int flags = sync == BK_SYNC_FILE ? RWF_SYNC : sync == BK_SYNC_DATA ? RWF_DSYNC : 0;
+	ssize_t r = pwritev2(fd, &iov, 1, (off_t)off, flags);
 
-	if (r < 0)
-		return -errno;
-	if (sync == BK_SYNC_NONE)
-		return r;
-	err = posix_sync_written(fd);
-	return err ? err : r;
+	return r < 0 ? -errno : r;
 }
 
 static int posix_fsync(int fd, bool datasync)

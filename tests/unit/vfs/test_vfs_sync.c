@@ -42,6 +42,12 @@ static int rec_chown(int fd, uint32_t uid, uint32_t gid)
 	return posix_backend_ops.chown(fd, uid, gid);
 }
 
+static int rec_sync_written(int fd)
+{
+	note_event('w', fd);
+	return posix_backend_ops.sync_written(fd);
+}
+
 static int rec_fsync(int fd, bool datasync)
 {
 	struct stat st;
@@ -70,7 +76,9 @@ static void setup(struct fx *f)
 	rec_ops.fsync = rec_fsync;
 	rec_ops.syncfs = rec_syncfs;
 	rec_ops.chown = rec_chown;
+	rec_ops.sync_written = rec_sync_written;
 	f->ve->be = &rec_ops;
+	f->ve->mark_to_flush = true; /* as on ext4 without a journal, whatever /tmp is */
 	nsynced = 0;
 	nevents = 0;
 	nsyncfs = 0;
@@ -171,6 +179,37 @@ static void test_commit_marks_after_unstable_writes(void)
 	CHECK_EQ(vfs_commit(&fx_root_ctx, a, 0, 0, &wcc), 0);
 	CHECK(was_synced(ino));
 	CHECK(!chowned(ino));
+	vfs_node_put(a);
+	fx_teardown(&f);
+}
+
+/* Stable writes go through sync_written() where the file system needs marks, and
+ * through RWF_SYNC/RWF_DSYNC elsewhere; a directory is chowned only where needed. */
+static void test_marks_only_where_needed(void)
+{
+	enum vfs_stable committed;
+	struct vfs_node *a;
+	struct vfs_wcc wcc;
+	struct vfs_fh fh;
+	uint32_t written;
+	struct fx f;
+
+	setup(&f);
+	fh = fx_create(&f, &fx_root_ctx, "a");
+	a = fx_node(&f, &fh);
+	forget_syncs();
+	CHECK_EQ(vfs_write(&fx_root_ctx, a, 0, "x", 1, VFS_FILE_SYNC, &written, &committed, &wcc),
+		 0);
+	CHECK_EQ(nevents, 1);
+	CHECK(events[0] == 'w' && event_ino[0] == ino_of(&f, "a"));
+	f.ve->mark_to_flush = false;
+	forget_syncs();
+	CHECK_EQ(vfs_write(&fx_root_ctx, a, 0, "y", 1, VFS_DATA_SYNC, &written, &committed, &wcc),
+		 0);
+	CHECK_EQ(nevents, 0); /* one pwritev2(RWF_DSYNC): no fsync, no mark */
+	CHECK_EQ(vfs_remove(&fx_root_ctx, f.root, "a", &wcc), 0);
+	CHECK(was_synced(ino_of(&f, "")));
+	CHECK(!chowned(ino_of(&f, "")));
 	vfs_node_put(a);
 	fx_teardown(&f);
 }
@@ -366,6 +405,7 @@ static void test_reading_syncs_nothing(void)
 }
 
 TESTS(test_directory_marked_dirty_before_sync, test_commit_marks_after_unstable_writes,
-      test_creation_syncs_object_and_directory, test_changes_sync_what_they_changed,
-      test_moved_directory_is_synced, test_symlink_setattr_syncs_the_export,
-      test_failed_sync_fails_the_call, test_reading_syncs_nothing);
+      test_marks_only_where_needed, test_creation_syncs_object_and_directory,
+      test_changes_sync_what_they_changed, test_moved_directory_is_synced,
+      test_symlink_setattr_syncs_the_export, test_failed_sync_fails_the_call,
+      test_reading_syncs_nothing);
