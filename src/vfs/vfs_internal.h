@@ -46,7 +46,7 @@ struct vfs_export {
 	dev_t root_dev;
 	ino_t root_ino;
 	/* Its syncs may skip the disk's cache flush unless the inode is marked first
-	 * (core/fsflush.h): what vfs_commit() then does. */
+	 * (core/fsflush.h): stable writes, COMMITs and directory syncs then mark it. */
 	bool mark_to_flush;
 	struct vfs_fh root_fh;
 	/* The exported path, and whether it still names the directory opened as root:

@@ -4,9 +4,9 @@
  * The file is opened O_DIRECT | O_DSYNC (O_DSYNC alone where O_DIRECT is refused), so
  * every write of it returns only once it is on stable storage (where that does not hold,
  * on ext4 without a journal, each write is followed by an fsync: wlog_flush.c). It is
- * preallocated when
- * created, so writing into it never allocates: an O_DSYNC write then needs no journal
- * commit of the file system, only the device's write (that is the whole point).
+ * preallocated when created, so writing into it never allocates: an O_DSYNC write then
+ * needs no journal commit of the file system, only the device's write (that is the
+ * whole point).
  * Superblocks alternate between two slots, so a torn superblock write leaves the other.
  */
 #include "wlog/wlog_int.h"

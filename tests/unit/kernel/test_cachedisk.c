@@ -4,7 +4,6 @@
  * back, and the NBD server against a hand-written client on a socket pair (handshake,
  * READ/WRITE/FLUSH, errors, and protocol violations that end the session).
  */
-#include <endian.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -13,6 +12,7 @@
 
 #include "../test.h"
 #include "../../kernel/cachedisk.h"
+#include "../../kernel/nbd_bytes.h"
 
 #define DISK_SIZE (1024 * 1024)
 
@@ -199,34 +199,6 @@ static int xfer(int fd, void *p, size_t n, int out)
 	return 0;
 }
 
-static uint64_t be64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return be64toh(v);
-}
-
-static uint32_t be32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return be32toh(v);
-}
-
-static void put_be64(uint8_t *p, uint64_t v)
-{
-	v = htobe64(v);
-	memcpy(p, &v, 8);
-}
-
-static void put_be32(uint8_t *p, uint32_t v)
-{
-	v = htobe32(v);
-	memcpy(p, &v, 4);
-}
-
 /* Start a server thread on a socket pair over a fresh image; the client's end in *cfd. */
 static int session_start(struct session *s, pthread_t *t, char path[32], int *img, int *cfd)
 {
@@ -256,13 +228,13 @@ static int hello_and_option(int fd, uint32_t opt, const void *data, uint32_t len
 {
 	uint8_t g[18], h[16], f[4];
 
-	if (xfer(fd, g, sizeof(g), 0) || be64(g) != 0x4e42444d41474943ull ||
-	    be64(g + 8) != 0x49484156454f5054ull)
+	if (xfer(fd, g, sizeof(g), 0) || get64(g) != 0x4e42444d41474943ull ||
+	    get64(g + 8) != 0x49484156454f5054ull)
 		return -1;
-	put_be32(f, 3); /* FIXED_NEWSTYLE | NO_ZEROES */
-	put_be64(h, 0x49484156454f5054ull);
-	put_be32(h + 8, opt);
-	put_be32(h + 12, len);
+	put32(f, 3); /* FIXED_NEWSTYLE | NO_ZEROES */
+	put64(h, 0x49484156454f5054ull);
+	put32(h + 8, opt);
+	put32(h + 12, len);
 	if (xfer(fd, f, 4, 1) || xfer(fd, h, sizeof(h), 1))
 		return -1;
 	return len ? xfer(fd, (void *)data, len, 1) : 0;
@@ -273,10 +245,10 @@ static int option_reply(int fd, uint32_t *type, uint8_t *data, uint32_t max, uin
 {
 	uint8_t h[20];
 
-	if (xfer(fd, h, sizeof(h), 0) || be64(h) != 0x0003e889045565a9ull)
+	if (xfer(fd, h, sizeof(h), 0) || get64(h) != 0x0003e889045565a9ull)
 		return -1;
-	*type = be32(h + 12);
-	*len = be32(h + 16);
+	*type = get32(h + 12);
+	*len = get32(h + 16);
 	return *len <= max ? xfer(fd, data, *len, 0) : -1;
 }
 
@@ -286,20 +258,20 @@ static int request(int fd, uint16_t type, uint64_t off, uint32_t len, const void
 {
 	uint8_t q[28], r[16];
 
-	put_be32(q, 0x25609513u);
+	put32(q, 0x25609513u);
 	q[4] = 0;
 	q[5] = 0;
 	q[6] = (uint8_t)(type >> 8);
 	q[7] = (uint8_t)type;
-	put_be64(q + 8, 0x1122334455667788ull + type);
-	put_be64(q + 16, off);
-	put_be32(q + 24, len);
+	put64(q + 8, 0x1122334455667788ull + type);
+	put64(q + 16, off);
+	put32(q + 24, len);
 	if (xfer(fd, q, sizeof(q), 1) || (wdata && xfer(fd, (void *)wdata, len, 1)))
 		return -1;
-	if (xfer(fd, r, sizeof(r), 0) || be32(r) != 0x67446698u ||
-	    be64(r + 8) != 0x1122334455667788ull + type)
+	if (xfer(fd, r, sizeof(r), 0) || get32(r) != 0x67446698u ||
+	    get64(r + 8) != 0x1122334455667788ull + type)
 		return -1;
-	*err = be32(r + 4);
+	*err = get32(r + 4);
 	return *err == 0 && rlen ? xfer(fd, rdata, rlen, 0) : 0;
 }
 
@@ -314,7 +286,7 @@ static void test_nbd_go_write_flush_read(void)
 	uint32_t type, len, err = 99;
 
 	CHECK_EQ(session_start(&s, &t, path, &img, &fd), 0);
-	put_be32(go, 4);
+	put32(go, 4);
 	memcpy(go + 4, "disk", 4);
 	go[8] = 0;
 	go[9] = 1; /* one info request: NBD_INFO_BLOCK_SIZE, answered or not */
@@ -327,16 +299,16 @@ static void test_nbd_go_write_flush_read(void)
 	{
 		uint8_t h[16];
 
-		put_be64(h, 0x49484156454f5054ull);
-		put_be32(h + 8, 7); /* GO */
-		put_be32(h + 12, sizeof(go));
+		put64(h, 0x49484156454f5054ull);
+		put32(h + 8, 7); /* GO */
+		put32(h + 12, sizeof(go));
 		CHECK_EQ(xfer(fd, h, sizeof(h), 1), 0);
 		CHECK_EQ(xfer(fd, go, sizeof(go), 1), 0);
 	}
 	CHECK_EQ(option_reply(fd, &type, info, sizeof(info), &len), 0);
 	CHECK_EQ(type, 3); /* INFO */
 	CHECK_EQ(len, 12);
-	CHECK_EQ(be64(info + 2), DISK_SIZE);
+	CHECK_EQ(get64(info + 2), DISK_SIZE);
 	CHECK_EQ(info[11], 1 | 4); /* HAS_FLAGS | SEND_FLUSH */
 	CHECK_EQ(option_reply(fd, &type, info, sizeof(info), &len), 0);
 	CHECK_EQ(type, 1); /* ACK */
@@ -378,14 +350,14 @@ static void test_nbd_export_name_and_disc(void)
 	CHECK_EQ(session_start(&s, &t, path, &img, &fd), 0);
 	CHECK_EQ(hello_and_option(fd, 1 /* EXPORT_NAME */, "x", 1), 0);
 	CHECK_EQ(xfer(fd, r, sizeof(r), 0), 0); /* NO_ZEROES: size and flags only */
-	CHECK_EQ(be64(r), DISK_SIZE);
+	CHECK_EQ(get64(r), DISK_SIZE);
 	fill(a, sizeof(a), 9);
 	CHECK_EQ(request(fd, 1, 0, 4096, a, NULL, 0, &err), 0);
 	CHECK_EQ(err, 0);
 	{
 		uint8_t q[28] = {0};
 
-		put_be32(q, 0x25609513u);
+		put32(q, 0x25609513u);
 		q[7] = 2; /* DISC: no reply */
 		CHECK_EQ(xfer(fd, q, sizeof(q), 1), 0);
 	}
@@ -410,9 +382,9 @@ static void test_nbd_violations(void)
 		CHECK_EQ(session_start(&s, &t, path, &img, &fd), 0);
 		CHECK_EQ(hello_and_option(fd, 1, NULL, 0), 0);
 		CHECK_EQ(xfer(fd, r, sizeof(r), 0), 0);
-		put_be32(q, bad ? 0x25609513u : 0x12345678u);
-		q[7] = 1;				 /* WRITE */
-		put_be32(q + 24, bad ? 0x7fffffffu : 4); /* oversized when the magic is good */
+		put32(q, bad ? 0x25609513u : 0x12345678u);
+		q[7] = 1;			      /* WRITE */
+		put32(q + 24, bad ? 0x7fffffffu : 4); /* oversized when the magic is good */
 		CHECK_EQ(xfer(fd, q, sizeof(q), 1), 0);
 		pthread_join(t, NULL);
 		CHECK_EQ(s.rc, -1);
