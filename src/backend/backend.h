@@ -99,8 +99,9 @@ struct backend_ops {
 
 	/* Flush the whole file system that holds open directory @fd to stable storage
 	 * (syncfs): the only way to make a symlink, FIFO or device node stable, since none
-	 * of them can be opened and fsynced. */
-	int (*syncfs)(int fd);
+	 * of them can be opened and fsynced. @mark: the file system's syncs may skip the
+	 * cache flush of an inode not marked dirty (core/fsflush.h). */
+	int (*syncfs)(int fd, bool mark);
 };
 
 #endif

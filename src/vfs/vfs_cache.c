@@ -479,7 +479,7 @@ int vfs_node_sync(struct vfs_node *node)
 	 * without one), so the whole file system is synced: costly under a load of
 	 * unstable writes, but these objects are made and changed rarely. */
 	if (!S_ISREG(node->type) && !S_ISDIR(node->type))
-		return node->ve->be->syncfs(node->ve->mount_fd);
+		return node->ve->be->syncfs(node->ve->mount_fd, node->ve->mark_to_flush);
 	err = vfs_node_data_fd(node, &fd, &writable);
 	if (err)
 		return err;
@@ -582,7 +582,7 @@ void vfs_export_put(struct vfs_export *ve)
 
 int vfs_export_sync(struct vfs_export *ve)
 {
-	return ve->be->syncfs(ve->mount_fd);
+	return ve->be->syncfs(ve->mount_fd, ve->mark_to_flush);
 }
 
 int vfs_export_check(struct vfs_export *ve, const char *path)

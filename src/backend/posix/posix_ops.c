@@ -192,14 +192,14 @@ static int posix_fsync(int fd, bool datasync)
  * volatile cache. An fsync of @fd (a directory of the file system) ends with a cache
  * flush there and makes them stable too, provided the directory's inode is marked
  * dirty: ext4 without a journal skips the flush of a clean inode on Linux before "ext4:
- * fix fsync(2) for nojournal mode" (see vfs_node_sync()). A chown to the same owner and
- * group marks it, changing only its ctime.
+ * fix fsync(2) for nojournal mode" (see vfs_node_sync()). Where @mark says so, a chown
+ * to the same owner and group marks it, changing only its ctime.
  */
-static int posix_syncfs(int fd)
+static int posix_syncfs(int fd, bool mark)
 {
 	int err = ret0(syncfs(fd));
 
-	if (!err)
+	if (!err && mark)
 		err = ret0(fchownat(fd, "", (uid_t)-1, (gid_t)-1, AT_EMPTY_PATH));
 	return err ? err : ret0(fsync(fd));
 }

@@ -60,12 +60,12 @@ static int rec_fsync(int fd, bool datasync)
 	return posix_backend_ops.fsync(fd, datasync);
 }
 
-static int rec_syncfs(int fd)
+static int rec_syncfs(int fd, bool mark)
 {
 	nsyncfs++;
 	if (fail_syncs)
 		return -EIO;
-	return posix_backend_ops.syncfs(fd);
+	return posix_backend_ops.syncfs(fd, mark);
 }
 
 /* The fixture with its export's fsync and syncfs recorded. */

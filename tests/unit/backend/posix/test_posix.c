@@ -136,7 +136,8 @@ static void test_resolve_stays_inside(void)
 /* Linux's syncfs flushes the disk's cache before it writes the last metadata blocks of
  * ext2 or ext4 without a journal: the back end's syncfs must flush once more after it,
  * through an fsync of the same file system, of an inode marked dirty by a chown first
- * (ext4 without a journal skips the flush of a clean one on older kernels). */
+ * where asked (ext4 without a journal skips the flush of a clean one on older kernels);
+ * not marked elsewhere. */
 static void test_syncfs_ends_with_flush(void)
 {
 	char dir[] = "/tmp/shoal-posix-XXXXXX";
@@ -146,15 +147,19 @@ static void test_syncfs_ends_with_flush(void)
 	CHECK_EQ(be->root_open(dir, &mfd, &rfd), 0);
 	memset(sync_calls, 0, sizeof(sync_calls));
 	nsync_calls = 0;
-	CHECK_EQ(be->syncfs(mfd), 0);
+	CHECK_EQ(be->syncfs(mfd, true), 0);
 	CHECK(strcmp(sync_calls, "scf") == 0);
 	CHECK_EQ(sync_fds[0], mfd);
 	CHECK_EQ(sync_fds[1], mfd);
 	CHECK_EQ(sync_fds[2], mfd);
+	nsync_calls = 0;
+	memset(sync_calls, 0, sizeof(sync_calls));
+	CHECK_EQ(be->syncfs(mfd, false), 0);
+	CHECK(strcmp(sync_calls, "sf") == 0);
 	/* an error of the syncfs is returned, with no flush after it */
 	nsync_calls = 0;
 	memset(sync_calls, 0, sizeof(sync_calls));
-	CHECK_EQ(be->syncfs(-1), -EBADF);
+	CHECK_EQ(be->syncfs(-1, true), -EBADF);
 	CHECK(strcmp(sync_calls, "s") == 0);
 	be->close(rfd);
 	be->close(mfd);
