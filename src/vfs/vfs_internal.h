@@ -77,7 +77,8 @@ struct vfs_node {
 	struct vfs_fh fh;
 	/* The last stable-write log record that may be of this file (vfs_wlog.c). */
 	_Atomic uint64_t wlog_seq;
-	/* An UNSTABLE write came since the last COMMIT began. */
+	/* An UNSTABLE write came since the last COMMIT began (kept only where the export's
+	 * mark_to_flush is set). */
 	atomic_bool unstable;
 };
 

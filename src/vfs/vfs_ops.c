@@ -364,8 +364,8 @@ int vfs_write(const struct vfs_ctx *ctx, struct vfs_node *node, uint64_t offset,
 		r = node->ve->be->pwrite(fd, data, len, offset, (enum bk_sync)stable);
 	if (r < 0)
 		return (int)r;
-	if (stable == VFS_UNSTABLE)
-		atomic_store(&node->unstable, true);
+	if (stable == VFS_UNSTABLE && node->ve->mark_to_flush)
+		atomic_store(&node->unstable, true); /* read by vfs_commit() only then */
 	*written = (uint32_t)r;
 	*committed = stable;
 	vfs_wcc_post(wcc, node);
