@@ -136,8 +136,9 @@ static bool chowned(ino_t ino)
 
 /* Where syncs may skip the flush of an unmarked inode (ve->mark_to_flush), a COMMIT
  * after UNSTABLE writes marks the file (a chown to the same owner) before its fsync;
- * not without such writes since the last COMMIT, not a set-user-ID file, and not where
- * the file system needs no mark. */
+ * not without such writes since the last COMMIT, and not where the file system needs
+ * no mark. UNSTABLE writes to a file whose set-user-ID (or set-group-ID and
+ * group-executable) bit the chown would clear are made stable at once instead. */
 static void test_commit_marks_after_unstable_writes(void)
 {
 	enum vfs_stable committed;
@@ -168,14 +169,32 @@ static void test_commit_marks_after_unstable_writes(void)
 	forget_syncs();
 	CHECK_EQ(vfs_write(&fx_root_ctx, a, 1, "y", 1, VFS_UNSTABLE, &written, &committed, &wcc),
 		 0);
+	/* Root's write keeps the bit, which COMMIT's chown would clear: made stable now. */
+	CHECK_EQ(committed, VFS_FILE_SYNC);
+	CHECK(nevents == 1 && events[0] == 'w' && event_ino[0] == ino);
 	CHECK_EQ(vfs_commit(&fx_root_ctx, a, 0, 0, &wcc), 0);
 	CHECK(was_synced(ino));
 	CHECK(!chowned(ino)); /* the chown would clear the bit */
+	/* Set-group-ID and group-executable: the same. */
+	CHECK_EQ(chmod(path, 02750), 0);
+	forget_syncs();
+	CHECK_EQ(vfs_write(&fx_root_ctx, a, 1, "y", 1, VFS_UNSTABLE, &written, &committed, &wcc),
+		 0);
+	CHECK_EQ(committed, VFS_FILE_SYNC);
+	CHECK_EQ(chmod(path, 02640), 0); /* no group execute: the chown keeps it */
+	forget_syncs();
+	CHECK_EQ(vfs_write(&fx_root_ctx, a, 1, "y", 1, VFS_UNSTABLE, &written, &committed, &wcc),
+		 0);
+	CHECK_EQ(committed, VFS_UNSTABLE);
+	CHECK_EQ(vfs_commit(&fx_root_ctx, a, 0, 0, &wcc), 0);
+	CHECK(dirtied_before_each_sync(ino));
 	CHECK_EQ(chmod(path, 0644), 0);
 	f.ve->mark_to_flush = false;
 	forget_syncs();
+	CHECK_EQ(chmod(path, 04755), 0);
 	CHECK_EQ(vfs_write(&fx_root_ctx, a, 2, "z", 1, VFS_UNSTABLE, &written, &committed, &wcc),
 		 0);
+	CHECK_EQ(committed, VFS_UNSTABLE); /* no marks needed: nothing to make stable early */
 	CHECK_EQ(vfs_commit(&fx_root_ctx, a, 0, 0, &wcc), 0);
 	CHECK(was_synced(ino));
 	CHECK(!chowned(ino));
