@@ -24,6 +24,9 @@
  * without a journal, 8 and 32 did alike. */
 #define NET_DEF_BLOCKING 32
 #define NET_DEF_MAXCONN	 4096
+/* Connections one client address may hold: enough for a load generator's 256 (issue
+ * #2's floor) twice over, while one host can take only an eighth of the default limit. */
+#define NET_DEF_MAXPEER 512
 /* No byte of a record in progress for this long: the client is gone or hostile. A live
  * client's TCP gives up on a dead path in minutes; a minute of silence mid-record is
  * beyond anything a working client does. */
@@ -51,6 +54,10 @@ int net_server_new(const struct net_opts *opts, struct net_server **out)
 		s->opts.blocking_threads = NET_DEF_BLOCKING;
 	if (!s->opts.max_connections)
 		s->opts.max_connections = NET_DEF_MAXCONN;
+	if (!s->opts.max_client_connections)
+		s->opts.max_client_connections = NET_DEF_MAXPEER;
+	if (s->opts.max_client_connections > s->opts.max_connections)
+		s->opts.max_client_connections = s->opts.max_connections;
 	if (!s->opts.record_timeout_ms)
 		s->opts.record_timeout_ms = NET_DEF_RECORD_MS;
 	atomic_init(&s->nconns, 0);
@@ -62,7 +69,8 @@ int net_server_new(const struct net_opts *opts, struct net_server **out)
 	}
 	s->loops = calloc(s->opts.threads, sizeof(*s->loops));
 	s->drc = drc_new(NET_DRC_SHARDS, NET_DRC_ENTRIES, NET_DRC_BYTES, NET_DRC_TTL_MS);
-	if (!s->loops || !s->drc) {
+	if (!s->loops || !s->drc ||
+	    net_peers_init(&s->peers, s->opts.max_connections, s->opts.max_client_connections)) {
 		err = -ENOMEM;
 		goto err;
 	}
@@ -285,6 +293,8 @@ void net_server_counters(struct net_server *s, struct net_counters *c)
 	for (unsigned i = 0; i < s->nloops; i++) {
 		c->oversized += atomic_load_explicit(&s->loops[i].oversized, memory_order_relaxed);
 		c->refused += atomic_load_explicit(&s->loops[i].refused, memory_order_relaxed);
+		c->refused_client +=
+			atomic_load_explicit(&s->loops[i].refused_client, memory_order_relaxed);
 		c->mem_waits += atomic_load_explicit(&s->loops[i].mem_waits, memory_order_relaxed);
 		c->stalled += atomic_load_explicit(&s->loops[i].stalled, memory_order_relaxed);
 	}
@@ -302,6 +312,7 @@ void net_server_free(struct net_server *s)
 			net_loop_fini(&s->loops[i]);
 	}
 	drc_free(s->drc);
+	net_peers_fini(&s->peers);
 	for (unsigned i = 0; i < RPC_NPOOLS; i++) {
 		pthread_mutex_destroy(&s->pools[i].lock);
 		pthread_cond_destroy(&s->pools[i].cond);

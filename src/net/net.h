@@ -15,6 +15,9 @@ struct net_opts {
 	unsigned threads;	   /* event-loop threads; 0 = one per CPU */
 	unsigned blocking_threads; /* threads of each blocking pool; 0 = default (32) */
 	unsigned max_connections;  /* 0 = default (4096) */
+	/* TCP connections one client address may hold at once; 0 = default (512), above
+	 * max_connections the same as it. */
+	unsigned max_client_connections;
 	/* MiB that calls over 8 KiB may hold at once, being received or served, over all
 	 * connections (a connection whose call needs more waits); 0 = default (an eighth
 	 * of RAM, 64 MiB to 4 GiB). */
@@ -51,10 +54,11 @@ struct net_counters {
 	uint64_t drc_in_progress; /* retransmissions dropped while the original still ran */
 	uint64_t drc_misses;
 	uint64_t drc_evictions;
-	uint64_t oversized; /* records over the size limit (connections closed) */
-	uint64_t refused;   /* connections refused over max_connections */
-	uint64_t mem_waits; /* times a connection waited for memory for a large call */
-	uint64_t stalled;   /* connections closed by the record timeout */
+	uint64_t oversized;	 /* records over the size limit (connections closed) */
+	uint64_t refused;	 /* connections refused over max_connections */
+	uint64_t refused_client; /* refused over max_client_connections */
+	uint64_t mem_waits;	 /* times a connection waited for memory for a large call */
+	uint64_t stalled;	 /* connections closed by the record timeout */
 	unsigned connections;
 };
 void net_server_counters(struct net_server *s, struct net_counters *c);

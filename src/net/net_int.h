@@ -26,6 +26,7 @@
 #include <sys/uio.h>
 
 #include "net/net.h"
+#include "net/net_peers.h"
 #include "net/recmark.h"
 #include "rpc/rpc_int.h"
 
@@ -182,10 +183,12 @@ struct net_loop {
 	unsigned inflight;	/* requests of this loop not yet released */
 	unsigned udp_inflight;
 	/* Written by the loop, read by net_server_counters() (relaxed atomics). */
-	_Atomic uint64_t oversized; /* records over NET_MAX_RECORD (connections closed) */
-	_Atomic uint64_t refused;   /* connections refused over max_connections */
-	_Atomic uint64_t mem_waits; /* times a connection waited for a large buffer */
-	_Atomic uint64_t stalled;   /* connections closed by the record timeout */
+	_Atomic uint64_t oversized;	 /* records over NET_MAX_RECORD (connections closed) */
+	_Atomic uint64_t refused;	 /* connections refused over max_connections */
+	_Atomic uint64_t refused_client; /* refused over max_client_connections */
+	uint64_t client_warn_ms;	 /* no warning of a refused client before then */
+	_Atomic uint64_t mem_waits;	 /* times a connection waited for a large buffer */
+	_Atomic uint64_t stalled;	 /* connections closed by the record timeout */
 	uint8_t udp_spill[65536];
 };
 
@@ -207,8 +210,9 @@ struct net_server {
 	struct drc *drc;
 	struct net_pool pools[RPC_NPOOLS]; /* indexed by enum rpc_pool */
 	atomic_uint nconns;
-	unsigned big_cap;      /* large receive buffers that requests may hold at once */
-	atomic_uint bigs_held; /* held now */
+	struct net_peers peers; /* connections per client address */
+	unsigned big_cap;	/* large receive buffers that requests may hold at once */
+	atomic_uint bigs_held;	/* held now */
 	bool started;
 	bool stopped;
 };

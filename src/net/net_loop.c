@@ -18,9 +18,12 @@
  * Placement: a connection lives on the loop with the fewest when it is accepted; the
  * accepting loop hands it over on that loop's wake-up stack (like the pool's
  * completions), so busy clients do not pile up on one loop.
+ * Limits: past the server's connection limit, or its limit per client address
+ * (net_peers.c), an accepted connection is closed at once.
  */
 #include "net/net_int.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/tcp.h>
 #include <stdlib.h>
@@ -33,6 +36,8 @@
 #include "core/log.h"
 
 #define NET_FLUSH_IOV 256
+/* A loop warns of a client refused over its connection limit at most this often. */
+#define NET_PEER_WARN_MS 10000
 
 static uint64_t net_now_ms(void)
 {
@@ -370,6 +375,7 @@ static void conn_close(struct net_conn *c)
 	pthread_mutex_unlock(&c->tx_lock);
 	conn_unpause(c);
 	atomic_fetch_sub(&l->nconn, 1);
+	net_peers_give(&l->srv->peers, &c->peer);
 	atomic_fetch_sub(&l->srv->nconns, 1);
 	if (c->prev)
 		c->prev->next = c->next;
@@ -716,11 +722,12 @@ static void conn_maybe_resume(struct net_conn *c)
 		conn_set_events(c, c->events & EPOLLOUT);
 }
 
-/* Close accepted socket @fd, counted for @l, that never became a connection. */
-static void conn_drop_fd(struct net_loop *l, int fd)
+/* Close accepted socket @fd from @ss, counted for @l, that never became a connection. */
+static void conn_drop_fd(struct net_loop *l, int fd, const struct sockaddr_storage *ss)
 {
 	close(fd);
 	atomic_fetch_sub(&l->nconn, 1);
+	net_peers_give(&l->srv->peers, ss);
 	atomic_fetch_sub(&l->srv->nconns, 1);
 }
 
@@ -759,7 +766,7 @@ static void conn_new(struct net_loop *l, int fd, struct sockaddr_storage *ss, so
 	return;
 err:
 	free(c);
-	conn_drop_fd(l, fd);
+	conn_drop_fd(l, fd, ss);
 }
 
 /*
@@ -822,12 +829,33 @@ static void loop_incoming(struct net_loop *l, bool closing)
 		struct net_incoming *next = in->next;
 
 		if (closing)
-			conn_drop_fd(l, in->fd);
+			conn_drop_fd(l, in->fd, &in->ss);
 		else
 			conn_new(l, in->fd, &in->ss, in->len, in->port);
 		free(in);
 		in = next;
 	}
+}
+
+/* A client at its connection limit: count it, and say so now and then. */
+static void refuse_client(struct net_loop *l, const struct sockaddr_storage *ss)
+{
+	char host[INET6_ADDRSTRLEN] = "?";
+	struct sockaddr_storage peer = *ss;
+	socklen_t len = sizeof(peer);
+	const void *a;
+
+	l->refused_client++;
+	if (l->now_ms < l->client_warn_ms)
+		return;
+	l->client_warn_ms = l->now_ms + NET_PEER_WARN_MS;
+	net_norm_peer(&peer, &len); /* an IPv4 client as IPv4 */
+	a = peer.ss_family == AF_INET6 ? (const void *)&((struct sockaddr_in6 *)&peer)->sin6_addr
+				       : (const void *)&((struct sockaddr_in *)&peer)->sin_addr;
+	inet_ntop(peer.ss_family, a, host, sizeof(host));
+	log_warn("net: %s holds %u connections, the most one client may: refusing more "
+		 "(--max-client-connections)",
+		 host, l->srv->opts.max_client_connections);
 }
 
 static void listen_accept(struct net_loop *l, struct net_sock *s)
@@ -851,6 +879,12 @@ static void listen_accept(struct net_loop *l, struct net_sock *s)
 			atomic_fetch_sub(&l->srv->nconns, 1);
 			l->refused++;
 			log_debug("net: connection limit reached, refusing a connection");
+			close(fd);
+			continue;
+		}
+		if (!net_peers_take(&l->srv->peers, &ss)) {
+			atomic_fetch_sub(&l->srv->nconns, 1);
+			refuse_client(l, &ss);
 			close(fd);
 			continue;
 		}

@@ -46,7 +46,7 @@ struct config {
 	const char *state_dir;
 	int nfs_port, mount_port, pmap_port; /* -1 = default */
 	bool no_portmap, rpcbind;
-	unsigned threads, io_threads, max_call_mib, record_timeout_s;
+	unsigned threads, io_threads, max_call_mib, record_timeout_s, max_client_conns;
 	unsigned stable_log_mib, stable_log_ms;
 	int ready_fd;
 };
@@ -77,6 +77,9 @@ static void usage(FILE *f)
 		   "                        64 to 4096 MiB)\n"
 		   "      --record-timeout S  close a connection whose call, begun, has sent\n"
 		   "                        nothing more for S seconds (default 60)\n"
+		   "      --max-client-connections N  TCP connections one client address may\n"
+		   "                        hold at once; more are refused (default 512 of\n"
+		   "                        the 4096 the server allows)\n"
 		   "      --state-dir DIR   where the file-handle key and the stable-write log\n"
 		   "                        are kept (default /var/lib/shoal as root, else\n"
 		   "                        ~/.local/state/shoal); must be on stable storage\n"
@@ -137,6 +140,7 @@ enum {
 	OPT_IO_THREADS,
 	OPT_MAX_CALL_MEM,
 	OPT_RECORD_TIMEOUT,
+	OPT_MAX_CLIENT_CONNS,
 	OPT_STATE_DIR,
 	OPT_STABLE_LOG,
 	OPT_STABLE_LOG_MS,
@@ -160,6 +164,7 @@ static int parse_args(int argc, char **argv, struct config *cfg, bool *done)
 		{"io-threads", required_argument, NULL, OPT_IO_THREADS},
 		{"max-call-memory", required_argument, NULL, OPT_MAX_CALL_MEM},
 		{"record-timeout", required_argument, NULL, OPT_RECORD_TIMEOUT},
+		{"max-client-connections", required_argument, NULL, OPT_MAX_CLIENT_CONNS},
 		{"state-dir", required_argument, NULL, OPT_STATE_DIR},
 		{"stable-log", required_argument, NULL, OPT_STABLE_LOG},
 		{"stable-log-interval", required_argument, NULL, OPT_STABLE_LOG_MS},
@@ -222,6 +227,11 @@ static int parse_args(int argc, char **argv, struct config *cfg, bool *done)
 		case OPT_RECORD_TIMEOUT:
 			if (!parse_range("record-timeout", optarg, 1, 86400, "s",
 					 &cfg->record_timeout_s))
+				return 2;
+			break;
+		case OPT_MAX_CLIENT_CONNS:
+			if (!parse_range("max-client-connections", optarg, 1, 4096, "connections",
+					 &cfg->max_client_conns))
 				return 2;
 			break;
 		case OPT_STATE_DIR:
@@ -451,11 +461,13 @@ static void report_stats(struct net_server *s)
 	net_server_counters(s, &c);
 	log_info("stats: %u connections open; duplicate request cache: %" PRIu64 " hits, %" PRIu64
 		 " dropped in progress, %" PRIu64 " misses, %" PRIu64 " evictions; %" PRIu64
-		 " oversized records, %" PRIu64 " connections refused, %" PRIu64
-		 " waits for call memory, %" PRIu64 " connections closed mid-call by the record "
+		 " oversized records, %" PRIu64 " connections refused (%" PRIu64
+		 " of them over the limit per client), %" PRIu64 " waits for call memory, %" PRIu64
+		 " connections closed mid-call by the record "
 		 "timeout",
 		 c.connections, c.drc_hits, c.drc_in_progress, c.drc_misses, c.drc_evictions,
-		 c.oversized, c.refused, c.mem_waits, c.stalled);
+		 c.oversized, c.refused + c.refused_client, c.refused_client, c.mem_waits,
+		 c.stalled);
 }
 
 /* SIGHUP: build a new table next to the old one and swap; on error keep the old. */
@@ -515,7 +527,8 @@ static int serve(const struct config *cfg)
 	struct net_opts nopts = {.threads = cfg->threads,
 				 .blocking_threads = cfg->io_threads,
 				 .max_call_mib = cfg->max_call_mib,
-				 .record_timeout_ms = cfg->record_timeout_s * 1000};
+				 .record_timeout_ms = cfg->record_timeout_s * 1000,
+				 .max_client_connections = cfg->max_client_conns};
 	struct export_table *t;
 	struct net_server *s;
 	struct ports ports = {0};

@@ -47,9 +47,9 @@ uint32_t hc_xid(void)
 	return atomic_fetch_add(&hc_next_xid, 1) + 1;
 }
 
-static int hc_connect(int port)
+static int hc_connect_from(const char *src, int port)
 {
-	int fd = rr_connect(hc_host, SOCK_STREAM, port), one = 1;
+	int fd = rr_connect_from(hc_host, src, SOCK_STREAM, port), one = 1;
 
 	if (fd >= 0)
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
@@ -58,12 +58,17 @@ static int hc_connect(int port)
 
 int hc_connect_nfs(void)
 {
-	return hc_connect(hc_nfs_port);
+	return hc_connect_from(NULL, hc_nfs_port);
+}
+
+int hc_connect_nfs_from(const char *src)
+{
+	return hc_connect_from(src, hc_nfs_port);
 }
 
 int hc_connect_mount(void)
 {
-	return hc_connect(hc_mount_port);
+	return hc_connect_from(NULL, hc_mount_port);
 }
 
 uint32_t hc_call_header(struct xdr_out *o, uint32_t prog, uint32_t vers, uint32_t proc)

@@ -46,6 +46,8 @@ int hc_env_port(const char *name, int def);
 void hc_setup(const char *host, int nfs_port, int mount_port);
 /* Connect a TCP socket to the NFS (or MOUNT) port; -1 (errno set) on failure. */
 int hc_connect_nfs(void);
+/* hc_connect_nfs() from source address @src (on loopback, any 127.x.y.z). */
+int hc_connect_nfs_from(const char *src);
 int hc_connect_mount(void);
 /* Next XID, unique in this process (thread-safe). */
 uint32_t hc_xid(void);

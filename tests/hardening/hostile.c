@@ -1,8 +1,9 @@
 /*
  * hostile.c - hostile clients against a running shoal-server (issue #5): truncated and
  * oversized records, fragments that never end, record marks that lie, garbage after a
- * valid header, thousands of idle connections, clients that never read their replies,
- * clients that vanish mid-request. Each case is a function.
+ * valid header, thousands of idle connections (from many loopback addresses), one
+ * address past its connection limit, clients that never read their replies, clients
+ * that vanish mid-request. Each case is a function.
  *
  *   hostile [-s] [-a] [-t THREADS] [-m MIB [-r S]] HOST EXPORT-PATH SERVER-PID
  *
@@ -52,6 +53,10 @@
 #define BIG		  (1024 * 1024)
 #define ASAN_SLACK_MIB	  64
 #define CONN_LIMIT	  4096u /* NET_DEF_MAXCONN in src/net/net.c */
+#define CLIENT_LIMIT	  512u	/* NET_DEF_MAXPEER in src/net/net.c */
+/* The mass-connection cases spread their connections over this many loopback source
+ * addresses (127.0.1.x), below the limit per client each. */
+#define SPREAD_ADDRS 50u
 
 static pid_t srv_pid;
 static unsigned threads = 2;
@@ -289,21 +294,29 @@ static bool fresh_null(const char *name)
 	return st == 0;
 }
 
-/* fresh_null, tried again for up to @ms: the server frees the slots of closed
- * connections as it sees them go, not at once. */
-static bool fresh_null_within(const char *name, long ms)
+/* fresh_null from source address @src (NULL: any), tried again for up to @ms: the
+ * server frees the slots of closed connections as it sees them go, not at once. */
+static bool fresh_null_from_within(const char *name, const char *src, long ms)
 {
 	long deadline = rr_now_ms() + ms;
+	int fd, st;
 
-	while (rr_now_ms() < deadline) {
-		int fd = hc_connect_nfs(), st = fd < 0 ? -1 : hc_null(fd);
-
+	do {
+		fd = hc_connect_nfs_from(src);
+		st = fd < 0 ? -1 : hc_null(fd);
 		if (fd >= 0)
 			close(fd);
-		if (st == 0)
-			return true;
-	}
-	return fresh_null(name);
+	} while (st != 0 && rr_now_ms() < deadline);
+	if (st != 0)
+		check_fail(name, "expected NULL on a new connection from %s to be answered got %s",
+			   src ? src : "the default address",
+			   fd < 0 ? strerror(errno) : "no reply");
+	return st == 0;
+}
+
+static bool fresh_null_within(const char *name, long ms)
+{
+	return fresh_null_from_within(name, NULL, ms);
 }
 
 /* A record holding a NULL call; returns its length (mark included). */
@@ -640,14 +653,22 @@ static bool case_byte_by_byte(void)
 
 /* ---- connection-count cases ---- */
 
-static int *open_many(unsigned n, unsigned *got, bool partial_mark)
+/* Open @n connections, from SPREAD_ADDRS source addresses in turn when @spread (so that
+ * no address reaches the limit per client), else from @src. */
+static int *open_many_from(unsigned n, unsigned *got, bool partial_mark, bool spread,
+			   const char *src)
 {
 	int *fds = calloc(n, sizeof(int));
 	uint8_t mark[2] = {0x80, 0};
+	char addr[32];
 
 	*got = 0;
 	for (unsigned i = 0; i < n; i++) {
-		fds[i] = hc_connect_nfs();
+		if (spread) {
+			snprintf(addr, sizeof(addr), "127.0.1.%u", 10 + i % SPREAD_ADDRS);
+			src = addr;
+		}
+		fds[i] = hc_connect_nfs_from(src);
 		if (fds[i] < 0)
 			break;
 		if (partial_mark && i % 2)
@@ -655,6 +676,11 @@ static int *open_many(unsigned n, unsigned *got, bool partial_mark)
 		(*got)++;
 	}
 	return fds;
+}
+
+static int *open_many(unsigned n, unsigned *got, bool partial_mark)
+{
+	return open_many_from(n, got, partial_mark, true, NULL);
 }
 
 static void close_many(int *fds, unsigned n)
@@ -723,6 +749,84 @@ static bool case_connection_limit(void)
 	}
 	close_many(fds, got);
 	return fresh_null_within("connection-limit", 10000) && good;
+}
+
+/* Connections of @fds the server has closed; waits up to @ms for @want of them. */
+static unsigned count_closed(const int *fds, unsigned n, unsigned want, long ms)
+{
+	struct pollfd *pf = calloc(n, sizeof(*pf));
+	long deadline = rr_now_ms() + ms;
+	unsigned closed;
+
+	for (unsigned i = 0; i < n; i++) {
+		pf[i].fd = fds[i];
+		pf[i].events = POLLIN | POLLRDHUP;
+	}
+	for (;;) {
+		closed = 0;
+		for (unsigned i = 0; i < n; i++) {
+			char c;
+
+			if (recv(fds[i], &c, 1, MSG_DONTWAIT | MSG_PEEK) == 0)
+				closed++;
+		}
+		if (closed >= want || rr_now_ms() >= deadline)
+			break;
+		/* Woken by any connection's news (the closed ones stay readable: a
+		 * short timeout instead of a busy loop). */
+		poll(pf, n, 100);
+	}
+	free(pf);
+	return closed;
+}
+
+/* One address past its own limit: its extras are refused, the kept ones served, while
+ * another address (and the probe) is served; once it closes them it is served again.
+ * The loops accept in parallel, so which ones are refused is not fixed; how many is. */
+static bool case_client_connection_limit(void)
+{
+	const char *src = "127.0.0.2";
+	unsigned n = CLIENT_LIMIT + 20, got, closed, kept = 0, served = 0;
+	int *fds;
+	bool good = true;
+
+	case_budget(n, 0, 0);
+	fds = open_many_from(n, &got, false, false, src);
+	if (got < n) {
+		check_fail("client-connection-limit", "expected %u connections from %s got %u (%s)",
+			   n, src, got, strerror(errno));
+		good = false;
+	}
+	(void)count_closed(fds, got, n - CLIENT_LIMIT, 10000); /* wait for the refusals */
+	/* Another address is served meanwhile. */
+	good = fresh_null_from_within("client-connection-limit", "127.0.0.3", 10000) && good;
+	/* Nothing more was refused after the wait: the limit holds, not a larger one. */
+	closed = count_closed(fds, got, got, 0);
+	for (unsigned i = 0; i < got; i += 37) {
+		char c;
+
+		if (recv(fds[i], &c, 1, MSG_DONTWAIT | MSG_PEEK) == 0)
+			continue;
+		kept++;
+		served += hc_null(fds[i]) == 0;
+	}
+	printf("    %u connections from %s, %u refused by the server; NULL on %u of %u kept "
+	       "ones tried answered\n",
+	       got, src, closed, served, kept);
+	if (good && closed != n - CLIENT_LIMIT) {
+		check_fail("client-connection-limit",
+			   "expected %u of %u connections from one address refused got %u",
+			   n - CLIENT_LIMIT, n, closed);
+		good = false;
+	}
+	if (kept == 0 || served != kept) {
+		check_fail("client-connection-limit",
+			   "expected NULL answered on every kept connection tried got %u of %u",
+			   served, kept);
+		good = false;
+	}
+	close_many(fds, got);
+	return fresh_null_from_within("client-connection-limit", src, 10000) && good;
 }
 
 /* ---- clients that never read their replies ---- */
@@ -1146,6 +1250,7 @@ static const struct hcase cases[] = {
 	{"byte-by-byte", case_byte_by_byte},
 	{"idle-connections", case_idle_connections},
 	{"connection-limit", case_connection_limit},
+	{"client-connection-limit", case_client_connection_limit},
 	{"no-read-getattr", case_no_read_getattr},
 	{"no-read-read-1m", case_no_read_read},
 	{"no-read-write-1m", case_no_read_write},

@@ -1,7 +1,7 @@
 #!/bin/bash
 # test_hostile.sh - hostile clients (tests/hardening/hostile.c) against one shoal-server
-# with 2 event loops: bad record marking, garbage, thousands of idle connections,
-# clients that never read or vanish; a probe client must be answered throughout, the
+# with 2 event loops: bad record marking, garbage, thousands of idle connections, one
+# address past the connections one client may hold, clients that never read or vanish; a probe client must be answered throughout, the
 # server's RSS must stay under the bound hostile derives, and it must still exit 0 on
 # SIGTERM. SOAK=1 runs the long forms. Then, against a server started with
 # --max-call-memory 16 --record-timeout 8, the cases of that server-wide budget and of

@@ -22,19 +22,30 @@ long rr_now_ms(void)
 
 int rr_connect(const char *host, int type, int port)
 {
+	return rr_connect_from(host, NULL, type, port);
+}
+
+int rr_connect_from(const char *host, const char *src, int type, int port)
+{
 	struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
 	struct sockaddr_in6 sin6 = {.sin6_family = AF_INET6, .sin6_port = htons((uint16_t)port)};
+	struct sockaddr_in src4 = {.sin_family = AF_INET};
+	struct sockaddr_in6 src6 = {.sin6_family = AF_INET6};
 	bool v6 = inet_pton(AF_INET, host, &sin.sin_addr) != 1;
 	int fd, e;
 
-	if (v6 && inet_pton(AF_INET6, host, &sin6.sin6_addr) != 1) {
+	if ((v6 && inet_pton(AF_INET6, host, &sin6.sin6_addr) != 1) ||
+	    (src && inet_pton(v6 ? AF_INET6 : AF_INET, src,
+			      v6 ? (void *)&src6.sin6_addr : (void *)&src4.sin_addr) != 1)) {
 		errno = EINVAL;
 		return -1;
 	}
 	fd = socket(v6 ? AF_INET6 : AF_INET, type | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -1;
-	if ((v6 ? connect(fd, (struct sockaddr *)&sin6, sizeof(sin6))
+	if ((src && (v6 ? bind(fd, (struct sockaddr *)&src6, sizeof(src6))
+			: bind(fd, (struct sockaddr *)&src4, sizeof(src4))) < 0) ||
+	    (v6 ? connect(fd, (struct sockaddr *)&sin6, sizeof(sin6))
 		: connect(fd, (struct sockaddr *)&sin, sizeof(sin))) < 0) {
 		e = errno;
 		close(fd);

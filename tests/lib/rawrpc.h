@@ -31,6 +31,8 @@ long rr_now_ms(void);
 /* A socket of @type (SOCK_STREAM, SOCK_DGRAM) connected to @host (numeric IPv4 or IPv6)
  * at @port; -1 with errno set on failure. */
 int rr_connect(const char *host, int type, int port);
+/* rr_connect() from source address @src (numeric, of @host's family; NULL: any). */
+int rr_connect_from(const char *host, const char *src, int type, int port);
 bool rr_send_all(int fd, const void *buf, size_t len);
 /* Wait until @fd is readable (true) or the deadline passes (false). */
 bool rr_wait_readable(int fd, long deadline);

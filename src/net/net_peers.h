@@ -1,0 +1,44 @@
+/*
+ * net_peers.h - how many TCP connections each client address holds, so that one host
+ * cannot take every connection the server allows and lock the others out.
+ *
+ * An address is the client's IP address alone (an IPv4 address and its IPv4-mapped
+ * IPv6 form are one client); ports do not count. The table is fixed at creation, sized
+ * for the server's connection limit, and shared by the event loops under one mutex:
+ * it is touched once when a connection is accepted and once when it closes, never per
+ * call.
+ */
+#ifndef SHOAL_NET_PEERS_H
+#define SHOAL_NET_PEERS_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+struct net_peer {
+	uint8_t addr[16]; /* IPv6, or IPv4-mapped */
+	uint32_t conns;	  /* 0: the slot is free */
+};
+
+struct net_peers {
+	pthread_mutex_t lock;
+	struct net_peer *slots;
+	uint32_t mask;	      /* slots - 1; a power of two at least twice the addresses */
+	uint32_t limit;	      /* connections one address may hold */
+	uint8_t hash_key[16]; /* keyed hash: clients cannot choose colliding addresses */
+};
+
+/* A table for up to @max_conns connections at once, @limit per address. Returns 0 or
+ * -ENOMEM. */
+int net_peers_init(struct net_peers *p, uint32_t max_conns, uint32_t limit);
+void net_peers_fini(struct net_peers *p);
+/* Count one more connection from @ss; false (nothing counted) if its address already
+ * holds @limit. Addresses of other families than IPv4/IPv6 share one entry. */
+bool net_peers_take(struct net_peers *p, const struct sockaddr_storage *ss);
+/* The connection from @ss, counted by net_peers_take(), has closed. */
+void net_peers_give(struct net_peers *p, const struct sockaddr_storage *ss);
+/* Connections counted for @ss now (for tests and the log). */
+uint32_t net_peers_count(struct net_peers *p, const struct sockaddr_storage *ss);
+
+#endif
