@@ -31,10 +31,14 @@
  * client's TCP gives up on a dead path in minutes; a minute of silence mid-record is
  * beyond anything a working client does. */
 #define NET_DEF_RECORD_MS 60000
-#define NET_DRC_SHARDS	  16
-#define NET_DRC_ENTRIES	  512 /* per shard */
-#define NET_DRC_BYTES	  (32u << 20)
-#define NET_DRC_TTL_MS	  120000
+/* Connections that carry nothing for this long are closed, as Linux's nfsd closes its
+ * idle ones after 6 minutes: a client that vanished without a word (powered off, its
+ * network gone) must not keep its connection, and a slot of the limit, for ever. */
+#define NET_DEF_IDLE_MS 360000
+#define NET_DRC_SHARDS	16
+#define NET_DRC_ENTRIES 512 /* per shard */
+#define NET_DRC_BYTES	(32u << 20)
+#define NET_DRC_TTL_MS	120000
 
 int net_server_new(const struct net_opts *opts, struct net_server **out)
 {
@@ -60,6 +64,8 @@ int net_server_new(const struct net_opts *opts, struct net_server **out)
 		s->opts.max_client_connections = s->opts.max_connections;
 	if (!s->opts.record_timeout_ms)
 		s->opts.record_timeout_ms = NET_DEF_RECORD_MS;
+	if (!s->opts.idle_timeout_ms)
+		s->opts.idle_timeout_ms = NET_DEF_IDLE_MS;
 	atomic_init(&s->nconns, 0);
 	s->big_cap = net_mem_cap(s->opts.max_call_mib);
 	atomic_init(&s->bigs_held, 0);
@@ -297,6 +303,7 @@ void net_server_counters(struct net_server *s, struct net_counters *c)
 			atomic_load_explicit(&s->loops[i].refused_client, memory_order_relaxed);
 		c->mem_waits += atomic_load_explicit(&s->loops[i].mem_waits, memory_order_relaxed);
 		c->stalled += atomic_load_explicit(&s->loops[i].stalled, memory_order_relaxed);
+		c->idle += atomic_load_explicit(&s->loops[i].idle, memory_order_relaxed);
 	}
 	c->connections = atomic_load(&s->nconns);
 }

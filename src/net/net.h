@@ -25,7 +25,13 @@ struct net_opts {
 	/* A connection whose record in progress receives nothing for this long is closed;
 	 * 0 = default (60 s). Checked once a second. */
 	unsigned record_timeout_ms;
+	/* A connection with no call in progress that has sent nothing for this long is
+	 * closed (its client reconnects when it needs to); 0 = default (360 s, as Linux's
+	 * nfsd), NET_IDLE_NEVER = never. Checked every eighth of it, at least every second. */
+	unsigned idle_timeout_ms;
 };
+
+#define NET_IDLE_NEVER 0xffffffffu
 
 struct net_server;
 
@@ -59,6 +65,7 @@ struct net_counters {
 	uint64_t refused_client; /* refused over max_client_connections */
 	uint64_t mem_waits;	 /* times a connection waited for memory for a large call */
 	uint64_t stalled;	 /* connections closed by the record timeout */
+	uint64_t idle;		 /* connections closed by the idle timeout */
 	unsigned connections;
 };
 void net_server_counters(struct net_server *s, struct net_counters *c);

@@ -48,7 +48,7 @@
 #define NET_BIG_KEEP	  4    /* large receive buffers kept per loop */
 #define NET_MAX_LISTENERS 16
 #define NET_SWEEP_MS	  1000	     /* how often a loop looks for stalled records */
-#define NET_NO_SWEEP	  UINT64_MAX /* next_sweep_ms with no record in progress */
+#define NET_NO_SWEEP	  UINT64_MAX /* next_sweep_ms with nothing to time */
 #define NET_REPLY_IOV	  (2 * XDR_OUT_MAXSEG + 2)
 
 enum net_ev_kind { NET_EV_WAKE, NET_EV_LISTEN, NET_EV_UDP, NET_EV_CONN };
@@ -178,9 +178,10 @@ struct net_loop {
 	 * read by the threads that give buffers back. */
 	struct net_conn *mw_head, *mw_tail;
 	atomic_uint mwaiting;
-	uint64_t now_ms;	/* CLOCK_MONOTONIC when epoll_wait last returned */
-	uint64_t next_sweep_ms; /* when to look for stalled records again, or NET_NO_SWEEP */
-	unsigned inflight;	/* requests of this loop not yet released */
+	uint64_t now_ms; /* CLOCK_MONOTONIC when epoll_wait last returned */
+	/* When to look for stalled records and idle connections again, or NET_NO_SWEEP. */
+	uint64_t next_sweep_ms;
+	unsigned inflight; /* requests of this loop not yet released */
 	unsigned udp_inflight;
 	/* Written by the loop, read by net_server_counters() (relaxed atomics). */
 	_Atomic uint64_t oversized;	 /* records over NET_MAX_RECORD (connections closed) */
@@ -189,6 +190,7 @@ struct net_loop {
 	uint64_t client_warn_ms;	 /* no warning of a refused client before then */
 	_Atomic uint64_t mem_waits;	 /* times a connection waited for a large buffer */
 	_Atomic uint64_t stalled;	 /* connections closed by the record timeout */
+	_Atomic uint64_t idle;		 /* connections closed by the idle timeout */
 	uint8_t udp_spill[65536];
 };
 

@@ -19,7 +19,9 @@
  * accepting loop hands it over on that loop's wake-up stack (like the pool's
  * completions), so busy clients do not pile up on one loop.
  * Limits: past the server's connection limit, or its limit per client address
- * (net_peers.c), an accepted connection is closed at once.
+ * (net_peers.c), an accepted connection is closed at once. A sweep closes connections
+ * whose record in progress has stalled (the record timeout) and those with nothing in
+ * progress that have sent nothing for the idle timeout (loop_sweep()).
  */
 #include "net/net_int.h"
 
@@ -605,6 +607,21 @@ static bool conn_grow(struct net_conn *c)
 	return true;
 }
 
+/* How often a loop with connections but no record in progress sweeps for idle ones. */
+static uint64_t idle_sweep_ms(const struct net_loop *l)
+{
+	uint64_t every = l->srv->opts.idle_timeout_ms / 8;
+
+	return every > NET_SWEEP_MS ? every : NET_SWEEP_MS;
+}
+
+/* Make sure a sweep comes within @ms. */
+static void sweep_within(struct net_loop *l, uint64_t ms)
+{
+	if (l->next_sweep_ms > l->now_ms + ms)
+		l->next_sweep_ms = l->now_ms + ms;
+}
+
 /* Turn buffered bytes into records and serve them. */
 static void conn_parse(struct net_conn *c)
 {
@@ -629,8 +646,8 @@ static void conn_parse(struct net_conn *c)
 				memmove(c->rbuf, c->rbuf + c->rpos, c->rlen - c->rpos);
 			c->rlen -= c->rpos;
 			c->rpos = 0;
-			if (c->cur && l->next_sweep_ms == NET_NO_SWEEP) /* a record in progress */
-				l->next_sweep_ms = l->now_ms + NET_SWEEP_MS;
+			if (c->cur) /* a record in progress: time it */
+				sweep_within(l, NET_SWEEP_MS);
 			return;
 		case RM_FRAG:
 			if (!c->cur) {
@@ -751,6 +768,7 @@ static void conn_new(struct net_loop *l, int fd, struct sockaddr_storage *ss, so
 	memcpy(&c->peer, ss, len);
 	c->peer_len = len;
 	c->local_port = port;
+	c->rx_ms = l->now_ms; /* idle from now */
 	recmark_init(&c->rm, NET_MAX_RECORD);
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	e.events = EPOLLIN;
@@ -763,6 +781,8 @@ static void conn_new(struct net_loop *l, int fd, struct sockaddr_storage *ss, so
 	if (l->conns)
 		l->conns->prev = c;
 	l->conns = c;
+	if (l->srv->opts.idle_timeout_ms != NET_IDLE_NEVER)
+		sweep_within(l, idle_sweep_ms(l));
 	return;
 err:
 	free(c);
@@ -1090,28 +1110,47 @@ static void conn_event(struct net_conn *c, uint32_t events)
 	conn_put(c);
 }
 
+/* Nothing of @c is in progress: no record begun, no call running or reply unsent. */
+static bool conn_idle(const struct net_conn *c)
+{
+	return !c->cur && !c->paused && c->inflight == 0 && c->blocking == 0;
+}
+
 /*
  * Close the connections whose record in progress has received nothing for the record
  * timeout: a client that vanished mid-record (or holds one half-sent on purpose) must
  * not keep its buffer, perhaps one of the server's budget, for ever. A connection the
- * server paused is not the client's fault and is left alone. The sweep runs every
- * NET_SWEEP_MS while some record is in progress; a loop with none sleeps until an event.
+ * server paused is not the client's fault and is left alone. Close too the idle
+ * connections that have sent nothing for the idle timeout (a client that vanished
+ * between calls). The sweep runs every NET_SWEEP_MS while some record is in progress,
+ * else every idle_sweep_ms() while the loop has connections; a loop with none sleeps
+ * until an event.
  */
-static void loop_sweep_stalled(struct net_loop *l)
+static void loop_sweep(struct net_loop *l)
 {
+	const struct net_opts *o = &l->srv->opts;
+	bool idle_on = o->idle_timeout_ms != NET_IDLE_NEVER;
 	struct net_conn *c, *next;
 
-	l->next_sweep_ms = NET_NO_SWEEP; /* until a record is in progress (conn_parse()) */
+	l->next_sweep_ms = NET_NO_SWEEP;
 	for (c = l->conns; c; c = next) {
 		next = c->next;
-		if (c->cur)
-			l->next_sweep_ms = l->now_ms + NET_SWEEP_MS;
-		if (!c->cur || c->paused || l->now_ms - c->rx_ms < l->srv->opts.record_timeout_ms)
-			continue;
-		l->stalled++;
-		log_debug("net: no byte of a record in progress for %u ms, closing connection",
-			  l->srv->opts.record_timeout_ms);
-		conn_close(c);
+		if (c->cur && !c->paused && l->now_ms - c->rx_ms >= o->record_timeout_ms) {
+			l->stalled++;
+			log_debug("net: no byte of a record in progress for %u ms, closing "
+				  "connection",
+				  o->record_timeout_ms);
+			conn_close(c);
+		} else if (c->cur) {
+			sweep_within(l, NET_SWEEP_MS);
+		} else if (idle_on && conn_idle(c) && l->now_ms - c->rx_ms >= o->idle_timeout_ms) {
+			l->idle++;
+			log_debug("net: nothing sent for %u ms, closing idle connection",
+				  o->idle_timeout_ms);
+			conn_close(c);
+		} else if (idle_on) {
+			sweep_within(l, idle_sweep_ms(l));
+		}
 	}
 }
 
@@ -1150,7 +1189,7 @@ void *net_loop_main(void *arg)
 		}
 		l->now_ms = net_now_ms();
 		if (l->now_ms >= l->next_sweep_ms)
-			loop_sweep_stalled(l);
+			loop_sweep(l);
 		for (int i = 0; i < n; i++) {
 			struct net_ev *ev = evs[i].data.ptr;
 

@@ -47,6 +47,7 @@ struct config {
 	int nfs_port, mount_port, pmap_port; /* -1 = default */
 	bool no_portmap, rpcbind;
 	unsigned threads, io_threads, max_call_mib, record_timeout_s, max_client_conns;
+	unsigned idle_timeout_s; /* UINT_MAX: the default */
 	unsigned stable_log_mib, stable_log_ms;
 	int ready_fd;
 };
@@ -77,6 +78,8 @@ static void usage(FILE *f)
 		   "                        64 to 4096 MiB)\n"
 		   "      --record-timeout S  close a connection whose call, begun, has sent\n"
 		   "                        nothing more for S seconds (default 60)\n"
+		   "      --idle-timeout S  close a connection with no call in progress that has\n"
+		   "                        sent nothing for S seconds; 0: never (default 360)\n"
 		   "      --max-client-connections N  TCP connections one client address may\n"
 		   "                        hold at once; more are refused (default 512 of\n"
 		   "                        the 4096 the server allows)\n"
@@ -141,6 +144,7 @@ enum {
 	OPT_MAX_CALL_MEM,
 	OPT_RECORD_TIMEOUT,
 	OPT_MAX_CLIENT_CONNS,
+	OPT_IDLE_TIMEOUT,
 	OPT_STATE_DIR,
 	OPT_STABLE_LOG,
 	OPT_STABLE_LOG_MS,
@@ -165,6 +169,7 @@ static int parse_args(int argc, char **argv, struct config *cfg, bool *done)
 		{"max-call-memory", required_argument, NULL, OPT_MAX_CALL_MEM},
 		{"record-timeout", required_argument, NULL, OPT_RECORD_TIMEOUT},
 		{"max-client-connections", required_argument, NULL, OPT_MAX_CLIENT_CONNS},
+		{"idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT},
 		{"state-dir", required_argument, NULL, OPT_STATE_DIR},
 		{"stable-log", required_argument, NULL, OPT_STABLE_LOG},
 		{"stable-log-interval", required_argument, NULL, OPT_STABLE_LOG_MS},
@@ -227,6 +232,11 @@ static int parse_args(int argc, char **argv, struct config *cfg, bool *done)
 		case OPT_RECORD_TIMEOUT:
 			if (!parse_range("record-timeout", optarg, 1, 86400, "s",
 					 &cfg->record_timeout_s))
+				return 2;
+			break;
+		case OPT_IDLE_TIMEOUT:
+			if (!parse_range("idle-timeout", optarg, 0, 86400, "s",
+					 &cfg->idle_timeout_s))
 				return 2;
 			break;
 		case OPT_MAX_CLIENT_CONNS:
@@ -463,11 +473,11 @@ static void report_stats(struct net_server *s)
 		 " dropped in progress, %" PRIu64 " misses, %" PRIu64 " evictions; %" PRIu64
 		 " oversized records, %" PRIu64 " connections refused (%" PRIu64
 		 " of them over the limit per client), %" PRIu64 " waits for call memory, %" PRIu64
-		 " connections closed mid-call by the record "
-		 "timeout",
+		 " connections closed mid-call by the record timeout, %" PRIu64
+		 " idle ones by the idle timeout",
 		 c.connections, c.drc_hits, c.drc_in_progress, c.drc_misses, c.drc_evictions,
 		 c.oversized, c.refused + c.refused_client, c.refused_client, c.mem_waits,
-		 c.stalled);
+		 c.stalled, c.idle);
 }
 
 /* SIGHUP: build a new table next to the old one and swap; on error keep the old. */
@@ -528,7 +538,11 @@ static int serve(const struct config *cfg)
 				 .blocking_threads = cfg->io_threads,
 				 .max_call_mib = cfg->max_call_mib,
 				 .record_timeout_ms = cfg->record_timeout_s * 1000,
-				 .max_client_connections = cfg->max_client_conns};
+				 .max_client_connections = cfg->max_client_conns,
+				 .idle_timeout_ms = cfg->idle_timeout_s == UINT_MAX ? 0
+						    : cfg->idle_timeout_s == 0
+							    ? NET_IDLE_NEVER
+							    : cfg->idle_timeout_s * 1000};
 	struct export_table *t;
 	struct net_server *s;
 	struct ports ports = {0};
@@ -613,6 +627,7 @@ int main(int argc, char **argv)
 		.ready_fd = -1,
 		.stable_log_mib = 0,
 		.stable_log_ms = 1000,
+		.idle_timeout_s = UINT_MAX,
 	};
 	char state_buf[PATH_MAX];
 	bool done;

@@ -9,7 +9,7 @@
  *
  * -m MIB says the server runs with --max-call-memory MIB and -r S with --record-timeout
  * S (default 60): then only the cases of that server-wide budget run (memory-cap,
- * record-timeout).
+ * record-timeout). -i S says it runs with --idle-timeout S: then only idle-timeout runs.
  * -s runs the long (soak) forms; -a says the server runs under ASan (quarantine 16 MiB),
  * whose shadow and quarantine memory are then added to the bound. THREADS is the server's --threads
  * (for the bound). While the cases run, a well-behaved probe client issues NULL and GETATTR calls
@@ -1258,6 +1258,106 @@ static const struct hcase cases[] = {
 	{"disconnect-mid-request", case_disconnect_mid_request},
 };
 
+/* ---- the idle timeout (-i) ---- */
+
+static unsigned idle_timeout_s; /* -i: the server's --idle-timeout */
+
+/* Poll @fds (-1: done with) until one is closed by the server or @until; each one
+ * found closed gets its time in @closed_at and is set to -1 in @fds (closed here). */
+static void note_closed(int *fds, long *closed_at, unsigned n, long until)
+{
+	struct pollfd pf[8];
+	long wait = until - rr_now_ms();
+
+	for (unsigned i = 0; i < n; i++) {
+		pf[i].fd = fds[i];
+		pf[i].events = POLLIN | POLLRDHUP;
+		pf[i].revents = 0;
+	}
+	if (poll(pf, n, wait > 0 ? (int)wait : 0) <= 0)
+		return;
+	for (unsigned i = 0; i < n; i++) {
+		char c;
+
+		if (fds[i] < 0 || !pf[i].revents ||
+		    recv(fds[i], &c, 1, MSG_DONTWAIT | MSG_PEEK) != 0)
+			continue;
+		closed_at[i] = rr_now_ms();
+		close(fds[i]);
+		fds[i] = -1;
+	}
+}
+
+/* Connections that send nothing for the idle timeout are closed, whether they never
+ * called, were answered, or left half a record mark, and not before it; one that calls
+ * four times per timeout is kept and answered throughout; a new one is served after. */
+static bool case_idle_timeout(void)
+{
+	static const char *const what[] = {"never called", "was answered once", "sent half a mark"};
+	long idle_ms = idle_timeout_s * 1000L, deadline, next_call, last_sent[3], closed_at[3];
+	uint8_t mark[2] = {0x80, 0};
+	int fds[3], busy = hc_connect_nfs();
+	unsigned calls = 0, answered = 0;
+	bool good = true;
+
+	for (int i = 0; i < 3; i++) {
+		fds[i] = hc_connect_nfs();
+		last_sent[i] = rr_now_ms();
+		closed_at[i] = -1;
+	}
+	if (busy < 0 || fds[0] < 0 || fds[1] < 0 || fds[2] < 0 || hc_null(fds[1]) != 0 ||
+	    !rr_send_all(fds[2], mark, sizeof(mark))) {
+		check_fail("idle-timeout", "expected 4 connections and a NULL answered got %s",
+			   strerror(errno));
+		return false;
+	}
+	last_sent[1] = last_sent[2] = rr_now_ms();
+	deadline = rr_now_ms() + idle_ms + 5000; /* the sweep runs every second: slack */
+	next_call = rr_now_ms();
+	while (rr_now_ms() < deadline && (fds[0] >= 0 || fds[1] >= 0 || fds[2] >= 0)) {
+		if (rr_now_ms() >= next_call) {
+			calls++;
+			answered += hc_null(busy) == 0;
+			next_call = rr_now_ms() + idle_ms / 4;
+		}
+		note_closed(fds, closed_at, 3, next_call < deadline ? next_call : deadline);
+	}
+	for (int i = 0; i < 3; i++) {
+		if (closed_at[i] < 0) {
+			check_fail("idle-timeout",
+				   "expected the connection that %s closed within "
+				   "%ld ms got it open",
+				   what[i], idle_ms + 5000);
+			close(fds[i]);
+			good = false;
+		} else if (closed_at[i] - last_sent[i] < idle_ms - 100) {
+			check_fail("idle-timeout",
+				   "expected the connection that %s kept for %ld ms got it closed "
+				   "after %ld",
+				   what[i], idle_ms, closed_at[i] - last_sent[i]);
+			good = false;
+		} else {
+			printf("    the connection that %s closed after %.1f s\n", what[i],
+			       (closed_at[i] - last_sent[i]) / 1000.0);
+		}
+	}
+	if (calls == 0 || answered != calls || hc_null(busy) != 0) {
+		check_fail("idle-timeout",
+			   "expected every NULL of a connection calling every %ld ms answered got "
+			   "%u of %u",
+			   idle_ms / 4, answered, calls);
+		good = false;
+	}
+	printf("    a connection calling every %ld ms: %u of %u answered, still open\n",
+	       idle_ms / 4, answered, calls);
+	close(busy);
+	return good;
+}
+
+static const struct hcase idle_cases[] = {
+	{"idle-timeout", case_idle_timeout},
+};
+
 /* Run alone, against a server started with --max-call-memory (-m) and --record-timeout
  * (-r). */
 static const struct hcase budget_cases[] = {
@@ -1326,7 +1426,7 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGPIPE, SIG_IGN);
-	while ((opt = getopt(argc, argv, "am:r:st:")) != -1) {
+	while ((opt = getopt(argc, argv, "ai:m:r:st:")) != -1) {
 		if (opt == 's')
 			soak = true;
 		else if (opt == 'a')
@@ -1337,6 +1437,8 @@ int main(int argc, char **argv)
 			call_mem_mib = (unsigned)atoi(optarg);
 		else if (opt == 'r')
 			record_timeout_s = (unsigned)atoi(optarg);
+		else if (opt == 'i')
+			idle_timeout_s = (unsigned)atoi(optarg);
 		else
 			goto usage;
 	}
@@ -1373,8 +1475,13 @@ int main(int argc, char **argv)
 			   !atomic_load(&srv_dead);
 	     i++)
 		run_case(&budget_cases[i]);
-	for (size_t i = 0;
-	     !call_mem_mib && i < sizeof(cases) / sizeof(cases[0]) && !atomic_load(&srv_dead); i++)
+	for (size_t i = 0; idle_timeout_s && i < sizeof(idle_cases) / sizeof(idle_cases[0]) &&
+			   !atomic_load(&srv_dead);
+	     i++)
+		run_case(&idle_cases[i]);
+	for (size_t i = 0; !call_mem_mib && !idle_timeout_s &&
+			   i < sizeof(cases) / sizeof(cases[0]) && !atomic_load(&srv_dead);
+	     i++)
 		run_case(&cases[i]);
 	atomic_store(&stop_bg, true);
 	pthread_join(probe, NULL);
@@ -1382,7 +1489,7 @@ int main(int argc, char **argv)
 	dead = atomic_load(&srv_dead);
 	read_status("VmHWM:", &dead);
 	/* The figures of a -m run are labelled apart from those of the main run. */
-	tag = call_mem_mib ? " (memory cap)" : "";
+	tag = call_mem_mib ? " (memory cap)" : idle_timeout_s ? " (idle timeout)" : "";
 	printf("probe%s: %ld calls, slowest %ld ms, %ld late or unanswered (deadline %d ms)\n", tag,
 	       atomic_load(&probe_calls), atomic_load(&probe_max_ms), atomic_load(&probe_late),
 	       PROBE_DEADLINE_MS);
@@ -1399,7 +1506,7 @@ int main(int argc, char **argv)
 	hc_thread_done();
 	return check_failures() || dead ? 1 : 0;
 usage:
-	fprintf(stderr, "usage: hostile [-s] [-a] [-t THREADS] [-m MIB [-r S]] HOST EXPORT-PATH "
-			"SERVER-PID\n");
+	fprintf(stderr, "usage: hostile [-s] [-a] [-t THREADS] [-m MIB [-r S] | -i S] HOST "
+			"EXPORT-PATH SERVER-PID\n");
 	return 2;
 }

@@ -5,7 +5,8 @@
 # server's RSS must stay under the bound hostile derives, and it must still exit 0 on
 # SIGTERM. SOAK=1 runs the long forms. Then, against a server started with
 # --max-call-memory 16 --record-timeout 8, the cases of that server-wide budget and of
-# the timeout (hostile -m -r).
+# the timeout (hostile -m -r); against one started with --idle-timeout 3, the idle
+# timeout (hostile -i).
 . "$(dirname "$0")/../integration/lib.sh"
 
 # Thousands of connections: the fd limit for the server (inherited) and the client.
@@ -39,4 +40,10 @@ start_server capped --threads 2 --max-call-memory 16 --record-timeout 8 \
 run_tool hostile-budget "$IT_BUILD/tests/hardening/hostile" "${asan[@]}" -t 2 -m 16 -r 8 \
 	127.0.0.1 "$exp" "${SRV_PID[capped]}"
 stop_server capped
+
+# The idle timeout: connections that send nothing for 3 s are closed, busy ones kept.
+start_server idle --threads 2 --idle-timeout 3 --state-dir "$T/state-idle" "$exp" || it_done
+run_tool hostile-idle "$IT_BUILD/tests/hardening/hostile" "${asan[@]}" -t 2 -i 3 \
+	127.0.0.1 "$exp" "${SRV_PID[idle]}"
+stop_server idle
 it_done
