@@ -62,7 +62,9 @@ struct backend_ops {
 	int (*stat)(int fd, struct stat *st);
 	void (*close)(int fd);
 
-	ssize_t (*pread)(int fd, void *buf, size_t n, uint64_t off);
+	/* With @nowait, only what the page cache holds: -EAGAIN, or fewer bytes, where the
+	 * rest would wait for the disk (-EOPNOTSUPP where the file system cannot say). */
+	ssize_t (*pread)(int fd, void *buf, size_t n, uint64_t off, bool nowait);
 	ssize_t (*pwrite)(int fd, const void *buf, size_t n, uint64_t off, enum bk_sync sync);
 	int (*fsync)(int fd, bool datasync);
 	/* Make the data written through regular file @fd (and its size) stable where an

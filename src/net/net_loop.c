@@ -497,10 +497,14 @@ static void req_dispatch(struct net_loop *l, struct net_req *r)
 		req_release(r);
 		return;
 	case RPC_STEP_RUN:
+		r->req.may_block = false;
 		rpc_call_run(&r->req);
+		if (rpc_call_retry_blocking(&r->req))
+			goto blocking; /* it would have waited for the disk */
 		rpc_call_end(&r->req);
 		break;
 	case RPC_STEP_RUN_BLOCKING:
+	blocking:
 		if (r->conn)
 			r->conn->blocking++;
 		net_pool_submit(&l->srv->pools[r->rp.proc->pool], r);

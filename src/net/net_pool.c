@@ -77,6 +77,7 @@ static void *net_pool_main(void *arg)
 		pthread_mutex_unlock(&p->lock);
 		if (!r)
 			return NULL; /* stopping and the queue is empty */
+		r->req.may_block = true;
 		rpc_call_run(&r->req);
 		rpc_call_end(&r->req);
 		net_req_reply_direct(r);

@@ -21,7 +21,8 @@
 
 #include "core/arena.h"
 
-/* A READ larger than this may miss the page cache for long: run it off the loop. */
+/* A READ larger than this would hold the loop while it is copied: run it in the pool.
+ * Smaller ones run on the loop as long as the page cache holds their data. */
 #define NFS3_READ_INLINE_MAX (64 * 1024)
 
 /* ---- shared helpers (declared in nfs3_proc.h) ---- */
@@ -404,7 +405,9 @@ out:
 /*
  * READ (3.3.6): file_attributes in both arms. The data is read into the arena and
  * sent by reference. A count over our rtmax (NFS3_MAXDATA) is served short, as the
- * RFC allows; the client continues from where the reply ended.
+ * RFC allows; the client continues from where the reply ended. On an event loop only
+ * what the page cache holds is read: a READ that would wait for the disk runs again
+ * in the read pool, so that one cold file does not stall every connection of the loop.
  */
 static void nfs3_read(struct rpc_req *req, const void *argp, void *resp)
 {
@@ -422,8 +425,14 @@ static void nfs3_read(struct rpc_req *req, const void *argp, void *resp)
 	if (err)
 		goto out;
 	buf = arena_alloc(&req->arena, count ? count : 1);
-	err = buf ? vfs_read(&o.ctx, o.node, args->offset, count, buf, &nread, &eof, &attr)
+	err = buf ? vfs_read(&o.ctx, o.node, args->offset, count, !req->may_block, buf, &nread,
+			     &eof, &attr)
 		  : -ENOMEM;
+	if (err == -EAGAIN && !req->may_block) {
+		req->retry_blocking = true; /* not cached: read it in the pool */
+		nfs3_obj_put(&o);
+		return;
+	}
 	if (err) {
 		nfs3_post_op_fetch(o.node, &res->attr);
 	} else {
@@ -610,7 +619,7 @@ static bool nfs3_write_blocks(const void *argp)
 	return args->stable != NFS3_UNSTABLE;
 }
 
-/* A large READ may wait for the disk; small ones are served on the loop. */
+/* A large READ runs in the pool; small ones on the loop, unless not cached (nfs3_read). */
 static bool nfs3_read_blocks(const void *argp)
 {
 	const struct nfs3_read_args *args = argp;
@@ -634,9 +643,9 @@ static bool nfs3_read_blocks(const void *argp)
  * duplicate request cache; COMMIT is idempotent. Those that change the file system wait
  * for an fsync (their change must be stable before the reply), so they run in the
  * blocking pool, as do COMMIT and stable WRITEs; the READDIRs, and READs too large to
- * serve inline, run in the pool of calls that only read, so that they never wait behind
- * an fsync; everything else is served on the event loop. SETATTR is encoded by
- * nfs3_enc_wccstat_res, hence its result type; the codec decodes READLINK, FSSTAT,
+ * serve inline or not in the page cache, run in the pool of calls that only read, so
+ * that they never wait behind an fsync; everything else is served on the event loop. SETATTR is
+ * encoded by nfs3_enc_wccstat_res, hence its result type; the codec decodes READLINK, FSSTAT,
  * FSINFO and PATHCONF as GETATTR (a handle) and COMMIT as READ (same layout).
  */
 static const struct rpc_proc nfs3_procs[NFS3_NPROCS] = {

@@ -204,6 +204,7 @@ enum rpc_step rpc_call_begin(struct rpc_req *req, struct drc *drc, const uint8_t
 	pv->drc_pending = false;
 	pv->stat_slot = -1;
 	req->auth_reject = RPC_AUTH_OK;
+	req->retry_blocking = false;
 	xdr_out_init(&pv->out, rbuf, cap);
 	switch (rpc_dec_call_hdr(call, len, &h, &why)) {
 	case RPC_HDR_DROP:
@@ -251,6 +252,17 @@ void rpc_call_run(struct rpc_req *req)
 	pv->proc->run(req, pv->args, pv->res);
 }
 
+bool rpc_call_retry_blocking(struct rpc_req *req)
+{
+	struct rpc_req_priv *pv = req->priv;
+
+	if (!req->retry_blocking)
+		return false;
+	req->retry_blocking = false;
+	memset(pv->res, 0, pv->proc->res_size);
+	return true;
+}
+
 void rpc_call_end(struct rpc_req *req)
 {
 	struct rpc_req_priv *pv = req->priv;
@@ -287,6 +299,7 @@ long rpc_process_buffer(const void *call, size_t len, const struct sockaddr *pee
 		req.peer_len = peer_len;
 	}
 	req.ipproto = IPPROTO_TCP;
+	req.may_block = true; /* blocking procedures run inline here */
 	arena_init(&req.arena, SCRATCH);
 	scratch = arena_alloc(&req.arena, SCRATCH);
 	if (!scratch) {

@@ -122,6 +122,12 @@ struct rpc_req {
 	 * (for example RPC_AUTH_TOOWEAK) instead of sending its encoded result.
 	 */
 	enum rpc_auth_stat auth_reject;
+	/* Set by the transport: the handler runs where it may wait for the disk (a
+	 * blocking pool, or a synchronous caller); false on an event loop. */
+	bool may_block;
+	/* Set by a handler running where it may not block (may_block false) that would
+	 * have to: its results are dropped and it runs again in its blocking pool. */
+	bool retry_blocking;
 
 	/* ---- private to the rpc and net layers ---- */
 	struct rpc_req_priv *priv;

@@ -78,6 +78,9 @@ enum rpc_step rpc_call_begin(struct rpc_req *req, struct drc *drc, const uint8_t
 			     uint8_t *rbuf, size_t cap);
 /* Run the procedure of a call for which rpc_call_begin() said RUN or RUN_BLOCKING. */
 void rpc_call_run(struct rpc_req *req);
+/* After rpc_call_run() on an event loop: true if the handler asked to run again in its
+ * blocking pool (req->retry_blocking), its results then cleared for that run. */
+bool rpc_call_retry_blocking(struct rpc_req *req);
 /* Encode the reply into priv->out and complete the cache entry, if any. */
 void rpc_call_end(struct rpc_req *req);
 

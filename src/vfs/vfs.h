@@ -237,9 +237,10 @@ int vfs_access(const struct vfs_ctx *ctx, struct vfs_node *node, uint32_t want, 
 /* Read a symlink's target into @buf (@cap bytes, not NUL-terminated); *len = length. */
 int vfs_readlink(const struct vfs_ctx *ctx, struct vfs_node *node, char *buf, size_t cap,
 		 size_t *len, struct vfs_attr *attr);
-/* Read up to @count bytes at @offset into @buf. *eof is set when the end was reached. */
+/* Read up to @count bytes at @offset into @buf. *eof is set when the end was reached.
+ * With @nowait, -EAGAIN instead of waiting for the disk: not all of it is cached. */
 int vfs_read(const struct vfs_ctx *ctx, struct vfs_node *node, uint64_t offset, uint32_t count,
-	     void *buf, uint32_t *nread, bool *eof, struct vfs_attr *attr);
+	     bool nowait, void *buf, uint32_t *nread, bool *eof, struct vfs_attr *attr);
 /*
  * Write @len bytes at @offset. With VFS_DATA_SYNC or VFS_FILE_SYNC the data (and for
  * FILE_SYNC the metadata) is on stable storage before this returns; *committed says

@@ -294,7 +294,7 @@ static int io_check(const struct vfs_ctx *ctx, struct vfs_node *node, struct sta
 }
 
 int vfs_read(const struct vfs_ctx *ctx, struct vfs_node *node, uint64_t offset, uint32_t count,
-	     void *buf, uint32_t *nread, bool *eof, struct vfs_attr *attr)
+	     bool nowait, void *buf, uint32_t *nread, bool *eof, struct vfs_attr *attr)
 {
 	struct stat st;
 	bool writable;
@@ -309,9 +309,14 @@ int vfs_read(const struct vfs_ctx *ctx, struct vfs_node *node, uint64_t offset, 
 	err = vfs_node_data_fd(node, &fd, &writable);
 	if (err)
 		return err;
-	r = node->ve->be->pread(fd, buf, count, offset);
+	r = node->ve->be->pread(fd, buf, count, offset, nowait);
+	if (r == -EOPNOTSUPP && nowait) /* the file system cannot tell: read and wait */
+		r = node->ve->be->pread(fd, buf, count, offset, false);
 	if (r < 0)
 		return (int)r;
+	/* Short, but not at the end of the file: the rest is not in the page cache. */
+	if (nowait && (uint32_t)r < count && offset + (uint64_t)r < (uint64_t)st.st_size)
+		return -EAGAIN;
 	*nread = (uint32_t)r;
 	*eof = (uint32_t)r < count || offset + (uint64_t)r >= (uint64_t)st.st_size;
 	vfs_attr_from_stat(node->ve, &st, attr);

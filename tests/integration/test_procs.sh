@@ -1,8 +1,10 @@
 #!/bin/bash
 # test_procs.sh - every NFSv3 and MOUNT procedure (nfs3_procs procs) against a quick-start
 # server, a round trip through the libnfs utilities (nfs-cp, nfs-cat, nfs-ls, which find
-# the ports through the portmapper), and a read-only export of an exports file
-# (nfs3_procs ro: reads work, every change is NFS3ERR_ROFS).
+# the ports through the portmapper), a file read back after its pages were dropped
+# from the server's page cache (such READs move from the event loop to the read pool),
+# and a read-only export of an exports file (nfs3_procs ro: reads work, every change
+# is NFS3ERR_ROFS).
 . "$(dirname "$0")/lib.sh"
 
 exp=$T/export
@@ -30,6 +32,22 @@ else
 	fail "nfs-ls: expected a line ending in ' blob'"
 fi
 stop_server quick
+
+# A file none of whose pages are cached, on a disk file system (/tmp may be tmpfs).
+cold=$(mktemp -d /var/tmp/shoal-cold.XXXXXX)
+trap 'rm -rf "$cold"; it_cleanup' EXIT
+mkdir -p "$cold/export"
+cp "$T/blob" "$cold/export/blob"
+start_server cold --state-dir "$T/state-cold" "$cold/export" || it_done
+sync "$cold/export/blob"
+dd if="$cold/export/blob" iflag=nocache count=0 status=none
+check cold-dropped 0 "$(fincore --bytes --noheadings --output RES "$cold/export/blob" | tr -d " ")"
+if nfs-cat "nfs://127.0.0.1$cold/export/blob" 2>/dev/null | cmp -s - "$T/blob"; then
+	ok "nfs-cat-cold: read back the same bytes from a file not in the page cache"
+else
+	fail "nfs-cat-cold: expected the 300000 bytes written"
+fi
+stop_server cold
 
 # An exports file with a rw and a ro export.
 mkdir -p "$T/rw" "$T/ro"

@@ -142,9 +142,11 @@ static void posix_close(int fd)
 		close(fd);
 }
 
-static ssize_t posix_pread(int fd, void *buf, size_t n, uint64_t off)
+static ssize_t posix_pread(int fd, void *buf, size_t n, uint64_t off, bool nowait)
 {
-	ssize_t r = pread(fd, buf, n, (off_t)off);
+	struct iovec iov = {.iov_base = buf, .iov_len = n};
+	ssize_t r = nowait ? preadv2(fd, &iov, 1, (off_t)off, RWF_NOWAIT)
+			   : pread(fd, buf, n, (off_t)off);
 
 	return r < 0 ? -errno : r;
 }

@@ -8,7 +8,8 @@
  * Replies of the blocking pool, which its threads write to the socket themselves: one
  * the socket cannot take whole is finished by the loop before any other reply, and a
  * connection paused with every pool slot taken resumes on their completions alone.
- * Pool threads run as SCHED_BATCH, event loops as SCHED_OTHER.
+ * Pool threads run as SCHED_BATCH, event loops as SCHED_OTHER. A call whose handler,
+ * run on a loop, finds it would block is run again in its pool and answered from there.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -89,6 +90,22 @@ static void run_policy(struct rpc_req *req, const void *args, void *res)
 	(void)req;
 	(void)args;
 	*(uint32_t *)res = (uint32_t)sched_getscheduler(0);
+}
+
+/* RETRY, on a loop, says it would block (after writing a result that must not be
+ * sent); in a pool, it answers with its thread's scheduling policy. */
+static atomic_int retry_loop_runs;
+
+static void run_retry(struct rpc_req *req, const void *args, void *res)
+{
+	(void)args;
+	if (!req->may_block) {
+		atomic_fetch_add(&retry_loop_runs, 1);
+		*(uint32_t *)res = 0xdead;
+		req->retry_blocking = true;
+		return;
+	}
+	*(uint32_t *)res += (uint32_t)sched_getscheduler(0); /* 0 + policy once cleared */
 }
 
 /* BIG answers with BIG_LEN bytes: more than a socket's largest send buffer (4 MiB by
@@ -172,8 +189,15 @@ static const struct rpc_proc tprocs[] = {
 		.res_size = 4,
 		.blocking = true,
 		.pool = RPC_POOL_READ},
+	[11] = {.name = "RETRY",
+		.decode = dec_u32,
+		.run = run_retry,
+		.encode = enc_u32,
+		.args_size = 4,
+		.res_size = 4,
+		.pool = RPC_POOL_READ},
 };
-static const struct rpc_version tvers[] = {{.vers = 1, .nprocs = 11, .procs = tprocs}};
+static const struct rpc_version tvers[] = {{.vers = 1, .nprocs = 12, .procs = tprocs}};
 static const struct rpc_program tprog = {.name = "t", .prog = TPROG, .nvers = 1, .versions = tvers};
 
 /* A call message (no record mark): 44 bytes. */
@@ -678,6 +702,32 @@ static void test_pool_threads_are_batch(void)
 	stop(s);
 }
 
+/* A handler that would block on the loop runs once there, then again in its pool, whose
+ * result alone is sent (the loop run's is cleared). */
+static void test_retry_in_pool(void)
+{
+	struct net_opts o = {.threads = 1, .blocking_threads = 2};
+	struct net_server *s;
+	uint16_t port = 0;
+	int fd;
+
+	atomic_store(&retry_loop_runs, 0);
+	s = start_tcp(&o, &port);
+	fd = tcp_connect(port);
+	CHECK(fd >= 0);
+	for (uint32_t i = 0; i < 4; i++) {
+		uint32_t xid = 0, res = 99;
+
+		send_call(fd, 11, 700 + i);
+		CHECK(read_reply(fd, &xid, &res, now_ms() + 5000));
+		CHECK_EQ(xid, 700 + i);
+		CHECK_EQ(res, SCHED_BATCH);
+	}
+	CHECK_EQ(atomic_load(&retry_loop_runs), 4);
+	close(fd);
+	stop(s);
+}
+
 static void test_listen_errors_and_unstarted_free(void)
 {
 	struct net_opts o = {.threads = 1};
@@ -692,4 +742,5 @@ static void test_listen_errors_and_unstarted_free(void)
 
 TESTS(test_loopback, test_listen_errors_and_unstarted_free, test_reads_pass_held_flushes,
       test_connections_spread_over_loops, test_pool_replies_whole_and_in_records,
-      test_paused_connection_resumes_on_completions, test_pool_threads_are_batch);
+      test_paused_connection_resumes_on_completions, test_pool_threads_are_batch,
+      test_retry_in_pool);

@@ -1,10 +1,11 @@
 /*
  * test_vfs_ops.c - unit tests for the vfs operations (src/vfs/vfs_ops.c,
  * src/vfs/vfs_dirops.c): lookup and path safety, lookups answered from the node cache,
- * create modes, I/O, permissions, read-only contexts, and the directory-changing
- * operations with their wcc data.
+ * create modes, I/O, reads that may not wait for the disk, permissions, read-only
+ * contexts, and the directory-changing operations with their wcc data.
  */
 #include <fcntl.h>
+#include <sys/mman.h>
 
 #include "backend/posix/posix.h"
 #include "unit/vfs/vfs_fixture.h"
@@ -198,7 +199,7 @@ static void test_symlink_never_followed(void)
 	CHECK_EQ(vfs_readlink(&fx_root_ctx, ln, buf, sizeof(buf), &len, &a), 0);
 	CHECK_EQ(len, strlen("/etc/passwd"));
 	CHECK_MEM(buf, "/etc/passwd", len);
-	CHECK_EQ(vfs_read(&fx_root_ctx, ln, 0, sizeof(buf), buf, &nread, &eof, &a), -EINVAL);
+	CHECK_EQ(vfs_read(&fx_root_ctx, ln, 0, sizeof(buf), false, buf, &nread, &eof, &a), -EINVAL);
 	vfs_node_put(ln);
 	/* A symlink to a directory outside: lookups through it are impossible by name. */
 	CHECK_EQ(vfs_symlink(&fx_root_ctx, f.root, "up", "..", &fx_no_sattr, &lfh, &a, &wcc), 0);
@@ -297,15 +298,107 @@ static void test_write_read_commit(void)
 	}
 	CHECK_EQ(vfs_commit(&fx_root_ctx, n, 0, 0, &wcc), 0);
 	CHECK(wcc.post_valid);
-	CHECK_EQ(vfs_read(&fx_root_ctx, n, 100, sizeof(msg), buf, &nread, &eof, &a), 0);
+	CHECK_EQ(vfs_read(&fx_root_ctx, n, 100, sizeof(msg), false, buf, &nread, &eof, &a), 0);
 	CHECK_EQ(nread, sizeof(msg));
 	CHECK_MEM(buf, msg, sizeof(msg));
 	CHECK(!eof);
-	CHECK_EQ(vfs_read(&fx_root_ctx, n, 200, sizeof(buf), buf, &nread, &eof, &a), 0);
+	CHECK_EQ(vfs_read(&fx_root_ctx, n, 200, sizeof(buf), false, buf, &nread, &eof, &a), 0);
 	CHECK_EQ(nread, sizeof(msg));
 	CHECK(eof);
 	CHECK_EQ(a.size, 200 + sizeof(msg));
-	CHECK_EQ(vfs_read(&fx_root_ctx, f.root, 0, 4, buf, &nread, &eof, &a), -EISDIR);
+	CHECK_EQ(vfs_read(&fx_root_ctx, f.root, 0, 4, false, buf, &nread, &eof, &a), -EISDIR);
+	vfs_node_put(n);
+	fx_teardown(&f);
+}
+
+#define COLD_BYTES (256 * 1024)
+
+/* Pages of @path[0..len) in the page cache. */
+static unsigned resident_pages(const char *path, size_t len)
+{
+	unsigned char vec[COLD_BYTES / 4096];
+	unsigned n = 0;
+	int fd = open(path, O_RDONLY);
+	void *m = fd < 0 ? MAP_FAILED : mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+
+	if (m != MAP_FAILED && mincore(m, len, vec) == 0)
+		for (size_t i = 0; i < (len + 4095) / 4096; i++)
+			n += vec[i] & 1;
+	if (m != MAP_FAILED)
+		munmap(m, len);
+	if (fd >= 0)
+		close(fd);
+	return n;
+}
+
+/* Write back and drop @path's pages from the page cache; true if none is left. */
+static bool make_cold(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+	bool ok = fd >= 0 && fsync(fd) == 0 && posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) == 0;
+
+	if (fd >= 0)
+		close(fd);
+	return ok && resident_pages(path, COLD_BYTES) == 0;
+}
+
+/* A read that may not wait (an event loop's) gets -EAGAIN for data the page cache does
+ * not hold, also when only its first page is there (never a short read taken for the
+ * end of the file); the same read allowed to wait gets the data, after which the read
+ * that may not wait gets it too. Ends of files are still reported at once. */
+static void test_read_nowait(void)
+{
+	static uint8_t data[COLD_BYTES], buf[32768];
+	enum vfs_stable committed;
+	struct vfs_node *n;
+	struct vfs_wcc wcc;
+	struct vfs_attr a;
+	struct vfs_fh fh;
+	uint32_t written, nread;
+	char path[200];
+	bool eof;
+	int fd;
+	struct fx f;
+
+	fx_setup(&f);
+	for (size_t i = 0; i < sizeof(data); i++)
+		data[i] = (uint8_t)(i * 7 + i / 4096);
+	fh = fx_create(&f, &fx_root_ctx, "cold");
+	n = fx_node(&f, &fh);
+	CHECK_EQ(vfs_write(&fx_root_ctx, n, 0, data, sizeof(data), VFS_FILE_SYNC, &written,
+			   &committed, &wcc),
+		 0);
+	snprintf(path, sizeof(path), "%s/cold", f.exp);
+	CHECK(make_cold(path)); /* the test needs a disk file system here (not tmpfs) */
+	CHECK_EQ(vfs_read(&fx_root_ctx, n, 65536, sizeof(buf), true, buf, &nread, &eof, &a),
+		 -EAGAIN);
+	CHECK_EQ(vfs_read(&fx_root_ctx, n, 65536, sizeof(buf), false, buf, &nread, &eof, &a), 0);
+	CHECK(nread == sizeof(buf) && !eof);
+	CHECK_MEM(buf, data + 65536, sizeof(buf));
+	memset(buf, 0, sizeof(buf));
+	CHECK_EQ(vfs_read(&fx_root_ctx, n, 65536, sizeof(buf), true, buf, &nread, &eof, &a), 0);
+	CHECK(nread == sizeof(buf) && !eof);
+	CHECK_MEM(buf, data + 65536, sizeof(buf));
+	/* Only the first page cached (read without readahead): still not served short. */
+	CHECK(make_cold(path));
+	fd = open(path, O_RDONLY);
+	CHECK(fd >= 0 && posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM) == 0);
+	CHECK_EQ(pread(fd, buf, 4096, 0), 4096);
+	close(fd);
+	CHECK(resident_pages(path, COLD_BYTES) < sizeof(buf) / 4096);
+	CHECK_EQ(vfs_read(&fx_root_ctx, n, 0, sizeof(buf), true, buf, &nread, &eof, &a), -EAGAIN);
+	/* The end of the file, cached: a short read with eof, at once. */
+	CHECK_EQ(vfs_read(&fx_root_ctx, n, COLD_BYTES - 100, sizeof(buf), false, buf, &nread, &eof,
+			  &a),
+		 0);
+	CHECK_EQ(vfs_read(&fx_root_ctx, n, COLD_BYTES - 100, sizeof(buf), true, buf, &nread, &eof,
+			  &a),
+		 0);
+	CHECK(nread == 100 && eof);
+	CHECK_EQ(
+		vfs_read(&fx_root_ctx, n, COLD_BYTES + 5, sizeof(buf), true, buf, &nread, &eof, &a),
+		0);
+	CHECK(nread == 0 && eof);
 	vfs_node_put(n);
 	fx_teardown(&f);
 }
@@ -329,7 +422,7 @@ static void test_permissions(void)
 			    &wcc),
 		 0);
 	n = fx_node(&f, &fh);
-	CHECK_EQ(vfs_read(&fx_user_ctx, n, 0, 4, buf, &nread, &eof, &a), -EACCES);
+	CHECK_EQ(vfs_read(&fx_user_ctx, n, 0, 4, false, buf, &nread, &eof, &a), -EACCES);
 	CHECK_EQ(vfs_write(&fx_user_ctx, n, 0, "x", 1, VFS_UNSTABLE, &written, &committed, &wcc),
 		 -EACCES);
 	CHECK_EQ(vfs_access(&fx_user_ctx, n, 0x3f, &granted, &a), 0);
@@ -377,7 +470,7 @@ static void test_permissions(void)
 	CHECK_EQ(vfs_rename(&ro, f.root, "own", f.root, "own2", &wcc, &wcc), -EROFS);
 	CHECK_EQ(vfs_access(&ro, mine, 0x3f, &granted, &a), 0);
 	CHECK_EQ(granted, VFS_ACCESS_READ);
-	CHECK_EQ(vfs_read(&ro, mine, 0, 1, buf, &nread, &eof, &a), 0);
+	CHECK_EQ(vfs_read(&ro, mine, 0, 1, false, buf, &nread, &eof, &a), 0);
 	vfs_node_put(mine);
 	fx_teardown(&f);
 }
@@ -509,5 +602,5 @@ static void test_fs_info(void)
 }
 
 TESTS(test_lookup_dots_and_names, test_lookup_from_cache, test_symlink_never_followed,
-      test_create_modes, test_write_read_commit, test_permissions, test_setattr, test_dir_ops,
-      test_fs_info);
+      test_create_modes, test_write_read_commit, test_read_nowait, test_permissions, test_setattr,
+      test_dir_ops, test_fs_info);

@@ -78,7 +78,7 @@ static void setup(struct fx *f)
 	rec_ops.chown = rec_chown;
 	rec_ops.sync_written = rec_sync_written;
 	f->ve->be = &rec_ops;
-	f->ve->mark_to_flush = true; /* as on ext4 without a journal, whatever /tmp is */
+	f->ve->mark_to_flush = true; /* as on ext4 without a journal, whatever /var/tmp is */
 	nsynced = 0;
 	nevents = 0;
 	nsyncfs = 0;
@@ -417,7 +417,7 @@ static void test_reading_syncs_nothing(void)
 	forget_syncs();
 	CHECK_EQ(vfs_lookup(&fx_root_ctx, f.root, "a", &fh2, &a, &da, &dv), 0);
 	CHECK_EQ(vfs_getattr(n, &a), 0);
-	CHECK_EQ(vfs_read(&fx_root_ctx, n, 0, sizeof(buf), buf, &got, &eof, &a), 0);
+	CHECK_EQ(vfs_read(&fx_root_ctx, n, 0, sizeof(buf), false, buf, &got, &eof, &a), 0);
 	CHECK_EQ(nsynced, 0);
 	vfs_node_put(n);
 	fx_teardown(&f);

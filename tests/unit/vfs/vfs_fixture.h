@@ -1,6 +1,7 @@
 /*
  * vfs_fixture.h - shared set-up for the vfs unit tests: a fresh state directory and
- * export under a mkdtemp() directory in /tmp, the export's root node, and contexts for
+ * export under a mkdtemp() directory in /var/tmp (a disk file system, whose page cache
+ * tests can empty, where /tmp may be tmpfs), the export's root node, and contexts for
  * root and for an ordinary user (uid 1000). Tests run as root.
  */
 #ifndef SHOAL_TEST_VFS_FIXTURE_H
@@ -48,7 +49,7 @@ static inline void fx_close(struct fx *f)
 
 static inline void fx_setup(struct fx *f)
 {
-	snprintf(f->base, sizeof(f->base), "/tmp/shoal-vfs-XXXXXX");
+	snprintf(f->base, sizeof(f->base), "/var/tmp/shoal-vfs-XXXXXX");
 	if (!mkdtemp(f->base)) {
 		perror("mkdtemp");
 		exit(1);
