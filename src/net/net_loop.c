@@ -507,7 +507,7 @@ static void req_dispatch(struct net_loop *l, struct net_req *r)
 	blocking:
 		if (r->conn)
 			r->conn->blocking++;
-		net_pool_submit(&l->srv->pools[r->rp.proc->pool], r);
+		net_pool_submit(&l->srv->pools[r->rp.pool], r);
 		return;
 	case RPC_STEP_REPLY:
 		break;

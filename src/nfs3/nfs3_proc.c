@@ -24,6 +24,8 @@
 /* A READ larger than this would hold the loop while it is copied: run it in the pool.
  * Smaller ones run on the loop as long as the page cache holds their data. */
 #define NFS3_READ_INLINE_MAX (64 * 1024)
+/* An UNSTABLE WRITE larger than this runs in the pool too (nfs3_write_blocks()). */
+#define NFS3_WRITE_INLINE_MAX (64 * 1024)
 
 /* ---- shared helpers (declared in nfs3_proc.h) ---- */
 
@@ -611,12 +613,21 @@ out:
 
 /* ---- the program table ---- */
 
-/* A stable WRITE waits for an fsync. */
+/* A stable WRITE waits for an fsync; a large UNSTABLE one holds the loop while it is
+ * copied, and the kernel may hold it longer to throttle dirty pages. */
 static bool nfs3_write_blocks(const void *argp)
 {
 	const struct nfs3_write_args *args = argp;
 
-	return args->stable != NFS3_UNSTABLE;
+	return args->stable != NFS3_UNSTABLE || args->data.len > NFS3_WRITE_INLINE_MAX;
+}
+
+/* ...in the pool of fsyncs if stable, else in the one that never waits for a flush. */
+static enum rpc_pool nfs3_write_pool(const void *argp)
+{
+	const struct nfs3_write_args *args = argp;
+
+	return args->stable != NFS3_UNSTABLE ? RPC_POOL_SYNC : RPC_POOL_READ;
 }
 
 /* A large READ runs in the pool; small ones on the loop, unless not cached (nfs3_read). */
@@ -642,9 +653,10 @@ static bool nfs3_read_blocks(const void *argp)
  * whose retransmission after a later change would undo it) keep their reply in the
  * duplicate request cache; COMMIT is idempotent. Those that change the file system wait
  * for an fsync (their change must be stable before the reply), so they run in the
- * blocking pool, as do COMMIT and stable WRITEs; the READDIRs, and READs too large to
- * serve inline or not in the page cache, run in the pool of calls that only read, so
- * that they never wait behind an fsync; everything else is served on the event loop. SETATTR is
+ * blocking pool, as do COMMIT and stable WRITEs; the READDIRs, READs too large to
+ * serve inline or not in the page cache, and large UNSTABLE WRITEs run in the pool of
+ * calls that never wait for a flush, so that they never wait behind an fsync;
+ * everything else is served on the event loop. SETATTR is
  * encoded by nfs3_enc_wccstat_res, hence its result type; the codec decodes READLINK, FSSTAT,
  * FSINFO and PATHCONF as GETATTR (a handle) and COMMIT as READ (same layout).
  */
@@ -671,7 +683,7 @@ static const struct rpc_proc nfs3_procs[NFS3_NPROCS] = {
 		  .blocking_if = nfs3_read_blocks, .pool = RPC_POOL_READ),
 	NFS3_PROC(NFS3PROC_WRITE, "WRITE", nfs3_dec_write_args, nfs3_write, nfs3_enc_write_res,
 		  struct nfs3_write_args, struct nfs3_write_res, .drc = RPC_DRC_REPLY,
-		  .blocking_if = nfs3_write_blocks),
+		  .blocking_if = nfs3_write_blocks, .pool_if = nfs3_write_pool),
 	NFS3_PROC(NFS3PROC_CREATE, "CREATE", nfs3_dec_create_args, nfs3_create, nfs3_enc_diropres,
 		  struct nfs3_create_args, struct nfs3_diropres, .drc = RPC_DRC_REPLY,
 		  .blocking = true),

@@ -240,6 +240,7 @@ enum rpc_step rpc_call_begin(struct rpc_req *req, struct drc *drc, const uint8_t
 	if (proc->decode && !proc->decode(&c, pv->args))
 		return rpc_fail(req, RPC_GARBAGE_ARGS);
 	pv->t0_ns = rpc_now_ns();
+	pv->pool = proc->pool_if ? proc->pool_if(pv->args) : proc->pool;
 	if (proc->blocking_if ? proc->blocking_if(pv->args) : proc->blocking)
 		return RPC_STEP_RUN_BLOCKING;
 	return RPC_STEP_RUN;

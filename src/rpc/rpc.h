@@ -67,7 +67,9 @@ struct rpc_req;
  * only read are never stuck behind calls that wait for the disk to flush. */
 enum rpc_pool {
 	RPC_POOL_SYNC, /* waits for data or metadata to reach stable storage (fsync) */
-	RPC_POOL_READ, /* may wait for the disk to read (large READs, directories) */
+	/* may wait for the disk, never for a flush: READs that are large or not cached,
+	 * directories, large UNSTABLE WRITEs (which dirty-page throttling may hold) */
+	RPC_POOL_READ,
 	RPC_NPOOLS,
 };
 
@@ -87,6 +89,8 @@ struct rpc_proc {
 	/* Optional: decided per call from the decoded arguments (overrides @blocking). */
 	bool (*blocking_if)(const void *args);
 	enum rpc_pool pool; /* where a blocking call runs (default RPC_POOL_SYNC) */
+	/* Optional: the pool decided per call from the decoded arguments (overrides @pool). */
+	enum rpc_pool (*pool_if)(const void *args);
 };
 
 struct rpc_version {

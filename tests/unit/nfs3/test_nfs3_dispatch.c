@@ -1,0 +1,124 @@
+/*
+ * test_nfs3_dispatch.c - where each READ and WRITE of the NFSv3 program runs, as
+ * rpc_call_begin() decides from its decoded arguments: small READs and small UNSTABLE
+ * WRITEs on the event loop; stable WRITEs in the pool of calls that wait for an fsync;
+ * large READs and large UNSTABLE WRITEs (which the kernel may hold to throttle dirty
+ * pages) in the pool that never waits for a flush.
+ */
+#include <netinet/in.h>
+
+#include "nfs3/nfs3.h"
+#include "nfs3/nfs3_client.h"
+#include "rpc/rpc_int.h"
+#include "unit/test.h"
+
+static uint8_t payload[256 * 1024];
+
+/* A call header (AUTH_NONE) for NFSv3 procedure @proc. */
+static bool call_header(struct xdr_out *o, uint32_t proc)
+{
+	const uint32_t w[] = {77, 0, 2, NFS3_PROGRAM, NFS3_VERSION, proc, 0, 0, 0, 0};
+
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		if (!xdr_enc_u32(o, w[i]))
+			return false;
+	return true;
+}
+
+/* Begin the call in @msg[0..len); *pool gets where it would block. */
+static enum rpc_step begin(const uint8_t *msg, size_t len, enum rpc_pool *pool)
+{
+	static uint8_t reply[4096];
+	struct rpc_req_priv pv;
+	struct rpc_req req;
+	enum rpc_step step;
+
+	memset(&req, 0, sizeof(req));
+	memset(&pv, 0, sizeof(pv));
+	req.priv = &pv;
+	req.ipproto = IPPROTO_TCP;
+	arena_init(&req.arena, 4096);
+	step = rpc_call_begin(&req, NULL, msg, len, reply, sizeof(reply));
+	*pool = pv.pool;
+	arena_fini(&req.arena);
+	return step;
+}
+
+static enum rpc_step write_step(uint32_t count, uint32_t stable, enum rpc_pool *pool)
+{
+	static uint8_t msg[sizeof(payload) + 512];
+	struct nfs3_write_args a = {.fh = {.len = 8},
+				    .offset = 4096,
+				    .count = count,
+				    .stable = stable,
+				    .data = {.data = payload, .len = count}};
+
+	static uint8_t flat[sizeof(msg)];
+	struct xdr_out o;
+	size_t at;
+
+	xdr_out_init(&o, msg, sizeof(msg));
+	CHECK(call_header(&o, NFS3PROC_WRITE) && nfs3_enc_write_args(&o, &a));
+	CHECK_EQ(o.nseg, 1); /* the data, by reference: splice it in */
+	at = o.seg[0].at;
+	memcpy(flat, msg, at);
+	memcpy(flat + at, payload, count);
+	memcpy(flat + at + count, msg + at, o.len - at);
+	return begin(flat, xdr_out_total(&o), pool);
+}
+
+static enum rpc_step read_step(uint32_t count, enum rpc_pool *pool)
+{
+	struct nfs3_read_args a = {.fh = {.len = 8}, .offset = 0, .count = count};
+	uint8_t msg[512];
+	struct xdr_out o;
+
+	xdr_out_init(&o, msg, sizeof(msg));
+	CHECK(call_header(&o, NFS3PROC_READ) && nfs3_enc_read_args(&o, &a));
+	CHECK_EQ(o.nseg, 0);
+	return begin(msg, o.len, pool);
+}
+
+static void test_write_placement(void)
+{
+	enum rpc_pool pool;
+
+	CHECK_EQ(write_step(4096, NFS3_UNSTABLE, &pool), RPC_STEP_RUN);
+	CHECK_EQ(write_step(65536, NFS3_UNSTABLE, &pool), RPC_STEP_RUN);
+	CHECK_EQ(write_step(65537, NFS3_UNSTABLE, &pool), RPC_STEP_RUN_BLOCKING);
+	CHECK_EQ(pool, RPC_POOL_READ);
+	CHECK_EQ(write_step(sizeof(payload), NFS3_UNSTABLE, &pool), RPC_STEP_RUN_BLOCKING);
+	CHECK_EQ(pool, RPC_POOL_READ);
+	CHECK_EQ(write_step(4096, NFS3_FILE_SYNC, &pool), RPC_STEP_RUN_BLOCKING);
+	CHECK_EQ(pool, RPC_POOL_SYNC);
+	CHECK_EQ(write_step(sizeof(payload), NFS3_DATA_SYNC, &pool), RPC_STEP_RUN_BLOCKING);
+	CHECK_EQ(pool, RPC_POOL_SYNC);
+}
+
+static void test_read_placement(void)
+{
+	enum rpc_pool pool;
+
+	CHECK_EQ(read_step(32768, &pool), RPC_STEP_RUN);
+	CHECK_EQ(read_step(65536, &pool), RPC_STEP_RUN);
+	CHECK_EQ(read_step(1 << 20, &pool), RPC_STEP_RUN_BLOCKING);
+	CHECK_EQ(pool, RPC_POOL_READ);
+}
+
+static void setup(void)
+{
+	static bool done;
+
+	if (!done)
+		CHECK_EQ(rpc_register(&nfs3_program), 0);
+	done = true;
+}
+
+static void test_placement(void)
+{
+	setup();
+	test_write_placement();
+	test_read_placement();
+}
+
+TESTS(test_placement);
