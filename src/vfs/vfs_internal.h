@@ -110,6 +110,9 @@ int vfs_node_data_fd(struct vfs_node *node, int *fd, bool *writable);
 /* Make @node's changes stable before a reply says they happened: an fsync of a regular
  * file or directory, a syncfs of the export for any other type. */
 int vfs_node_sync(struct vfs_node *node);
+/* A chown to the same owner and group, the mark that makes an fsync write the inode
+ * where the file system needs one (core/fsflush.c), would clear these bits of @mode. */
+bool vfs_chown_clears_bits(mode_t mode);
 
 /* vfs_wlog.c: the stable-write log, or NULL when stable writes fsync. */
 extern struct wlog *vfs_wlog;

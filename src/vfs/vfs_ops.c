@@ -338,12 +338,6 @@ static ssize_t write_marked(struct vfs_node *node, int fd, const void *data, uin
 	return err ? err : r;
 }
 
-/* A chown to the same owner would clear these bits (COMMIT's mark, vfs_commit()). */
-static bool chown_clears_bits(mode_t mode)
-{
-	return (mode & S_ISUID) || ((mode & S_ISGID) && (mode & S_IXGRP));
-}
-
 int vfs_write(const struct vfs_ctx *ctx, struct vfs_node *node, uint64_t offset, const void *data,
 	      uint32_t len, enum vfs_stable stable, uint32_t *written, enum vfs_stable *committed,
 	      struct vfs_wcc *wcc)
@@ -370,7 +364,7 @@ int vfs_write(const struct vfs_ctx *ctx, struct vfs_node *node, uint64_t offset,
 	/* A file that keeps its set-user-ID bit through a write (root's) cannot be marked
 	 * by its COMMIT without losing the bit: where marks are needed, its writes are
 	 * made stable at once (a server may commit more than it was asked to). */
-	if (stable == VFS_UNSTABLE && node->ve->mark_to_flush && chown_clears_bits(st.st_mode))
+	if (stable == VFS_UNSTABLE && node->ve->mark_to_flush && vfs_chown_clears_bits(st.st_mode))
 		stable = VFS_FILE_SYNC;
 	if (stable != VFS_UNSTABLE && vfs_wlog)
 		r = vfs_wlog_write(node, fd, data, len, offset);
@@ -419,7 +413,7 @@ int vfs_commit(const struct vfs_ctx *ctx, struct vfs_node *node, uint64_t offset
 	 * clear had its writes made stable instead (vfs_write()), unless it got the bit
 	 * after the write's check: that file is synced unmarked. */
 	if (!err && node->ve->mark_to_flush && atomic_exchange(&node->unstable, false) &&
-	    !chown_clears_bits(st.st_mode))
+	    !vfs_chown_clears_bits(st.st_mode))
 		err = node->ve->be->chown(node->fd, (uint32_t)-1, (uint32_t)-1);
 	/* fsync, not fdatasync: unstable writes may have changed the size. */
 	if (!err)

@@ -107,6 +107,11 @@ int vfs_name_check(const char *name)
 	return 0;
 }
 
+bool vfs_chown_clears_bits(mode_t mode)
+{
+	return (mode & S_ISUID) || ((mode & S_ISGID) && (mode & S_IXGRP));
+}
+
 bool vfs_name_is_dot(const char *name)
 {
 	return strcmp(name, ".") == 0 || strcmp(name, "..") == 0;

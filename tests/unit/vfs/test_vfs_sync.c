@@ -6,7 +6,8 @@
  * change nothing sync nothing, and a FIFO is never opened to be synced: a symlink,
  * FIFO or device node is made stable by a syncfs of the export instead; a directory is
  * marked dirty (a chown to no one new) before its fsync, which ext4 without a journal
- * needs to write and flush it on older kernels. The export's back end is wrapped so
+ * needs to write and flush it on older kernels, and so is a file given a new link
+ * (not a set-user-ID one, whose bit the chown would clear). The export's back end is wrapped so
  * that every fsync and chown is recorded by inode number (fsyncs can fail), and every
  * syncfs is counted.
  */
@@ -295,6 +296,7 @@ static void test_changes_sync_what_they_changed(void)
 	struct vfs_node *a, *d;
 	struct vfs_attr at;
 	struct vfs_fh fh;
+	char path[300];
 	bool av;
 	struct fx f;
 
@@ -310,7 +312,24 @@ static void test_changes_sync_what_they_changed(void)
 	forget_syncs();
 	CHECK_EQ(vfs_link(&fx_root_ctx, a, d, "l", &at, &av, &wcc), 0);
 	CHECK(was_synced(ino_of(&f, "a")));
+	CHECK(dirtied_before_each_sync(ino_of(&f, "a"))); /* its link count */
 	CHECK(was_synced(ino_of(&f, "d")));
+	/* A set-user-ID file keeps its bit: not marked (the chown would clear it). */
+	snprintf(path, sizeof(path), "%s/a", f.exp);
+	CHECK_EQ(chmod(path, 04755), 0);
+	forget_syncs();
+	CHECK_EQ(vfs_link(&fx_root_ctx, a, d, "l2", &at, &av, &wcc), 0);
+	CHECK(was_synced(ino_of(&f, "a")));
+	CHECK(!chowned(ino_of(&f, "a")));
+	CHECK_EQ(at.mode, 04755);
+	CHECK_EQ(vfs_remove(&fx_root_ctx, d, "l2", &wcc), 0);
+	CHECK_EQ(chmod(path, 0600), 0);
+	f.ve->mark_to_flush = false; /* nor where no marks are needed */
+	forget_syncs();
+	CHECK_EQ(vfs_link(&fx_root_ctx, a, d, "l2", &at, &av, &wcc), 0);
+	CHECK(!chowned(ino_of(&f, "a")));
+	CHECK_EQ(vfs_remove(&fx_root_ctx, d, "l2", &wcc), 0);
+	f.ve->mark_to_flush = true;
 	forget_syncs();
 	CHECK_EQ(vfs_rename(&fx_root_ctx, f.root, "a", d, "b", &wcc, &wcc2), 0);
 	CHECK(was_synced(ino_of(&f, "")));
