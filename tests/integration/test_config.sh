@@ -44,6 +44,9 @@ expect_exit bad-flag 2 "." --no-such-flag "$exp"
 expect_exit no-dir 2 "." --no-portmap
 expect_exit bad-log-level 2 "." "${quick[@]}" --log-level chatty "$exp"
 expect_exit bad-call-memory 2 "max-call-memory" "${quick[@]}" --max-call-memory 1 "$exp"
+expect_exit bad-client-conns 2 "max-client-connections" "${quick[@]}" \
+	--max-client-connections 0 "$exp"
+expect_exit bad-idle-timeout 2 "idle-timeout" "${quick[@]}" --idle-timeout -1 "$exp"
 
 # A port already taken, by a first server on the default ports.
 start_server holder --state-dir "$T/state-holder" "$exp" || it_done
