@@ -67,8 +67,8 @@ int net_server_new(const struct net_opts *opts, struct net_server **out)
 	if (!s->opts.idle_timeout_ms)
 		s->opts.idle_timeout_ms = NET_DEF_IDLE_MS;
 	atomic_init(&s->nconns, 0);
-	s->big_cap = net_mem_cap(s->opts.max_call_mib);
-	atomic_init(&s->bigs_held, 0);
+	s->mem_cap = net_mem_cap(s->opts.max_call_mib);
+	atomic_init(&s->mem_held, 0);
 	for (unsigned i = 0; i < RPC_NPOOLS; i++) {
 		pthread_mutex_init(&s->pools[i].lock, NULL);
 		pthread_cond_init(&s->pools[i].cond, NULL);

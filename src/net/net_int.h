@@ -79,10 +79,11 @@ struct net_req {
 	uint8_t *rbuf;	      /* the call: small[] or a NET_MAX_RECORD heap buffer */
 	size_t rlen;
 	size_t rcap;
-	bool big_given; /* rbuf is large but already given back to the budget */
-	bool sent;	/* a pool thread wrote the whole reply (net_req_reply_direct()) */
-	size_t tx_off;	/* as the connection's tx_part: bytes of it already written */
-	size_t total;	/* reply bytes including the record mark */
+	bool big_given;	  /* rbuf is large but already given back to the budget */
+	size_t reply_res; /* bytes of the budget reserved for its reply (net_mem.c) */
+	bool sent;	  /* a pool thread wrote the whole reply (net_req_reply_direct()) */
+	size_t tx_off;	  /* as the connection's tx_part: bytes of it already written */
+	size_t total;	  /* reply bytes including the record mark */
 	unsigned niov;
 	uint8_t mark[4];
 	struct iovec iov[NET_REPLY_IOV];
@@ -116,11 +117,19 @@ struct net_conn {
 	struct net_conn *prev, *next;	    /* loop->conns */
 	struct net_conn *mw_prev, *mw_next; /* loop->mw_head */
 	uint64_t rx_ms; /* loop->now_ms when bytes last came (for the record timeout) */
+	/* loop->now_ms when its queued replies last moved (began to wait, or the socket
+	 * took bytes): a client that reads none of them for the record timeout is closed. */
+	uint64_t tx_ms;
 	struct sockaddr_storage peer;
 	socklen_t peer_len;
 	uint16_t local_port;
 	struct recmark rm;
 	struct net_req *cur; /* record being assembled */
+	/* A call decoded but not started: its reply's share of the budget was not there.
+	 * It runs (as parked_step says) once the budget has room; the connection reads
+	 * nothing meanwhile. */
+	struct net_req *parked;
+	enum rpc_step parked_step;
 	size_t rpos, rlen;
 	uint8_t rbuf[NET_CONN_RBUF];
 };
@@ -212,9 +221,9 @@ struct net_server {
 	struct drc *drc;
 	struct net_pool pools[RPC_NPOOLS]; /* indexed by enum rpc_pool */
 	atomic_uint nconns;
-	struct net_peers peers; /* connections per client address */
-	unsigned big_cap;	/* large receive buffers that requests may hold at once */
-	atomic_uint bigs_held;	/* held now */
+	struct net_peers peers;	 /* connections per client address */
+	size_t mem_cap;		 /* bytes that large calls and replies may hold at once */
+	_Atomic size_t mem_held; /* held now */
 	bool started;
 	bool stopped;
 };
@@ -235,13 +244,13 @@ void net_loop_drain(struct net_loop *l);
 void net_req_reply_direct(struct net_req *r);
 
 /* net_mem.c */
-/* Large buffers allowed for a budget of @mib MiB; 0 for the default (an eighth of RAM,
- * 64 MiB to 4 GiB). At least one. */
-unsigned net_mem_cap(unsigned mib);
-/* Take a large buffer from the budget; false if it is spent. */
-bool net_mem_take(struct net_server *s);
-/* Give one back, waking the loops that have connections waiting. */
-void net_mem_give(struct net_server *s);
+/* The budget in bytes for @mib MiB; 0 for the default (an eighth of RAM, 64 MiB to
+ * 4 GiB). At least one large receive buffer (NET_MAX_RECORD). */
+size_t net_mem_cap(unsigned mib);
+/* Take @bytes (at most NET_MAX_RECORD) from the budget; false if it lacks them. */
+bool net_mem_take(struct net_server *s, size_t bytes);
+/* Give @bytes back, waking the loops that have connections waiting. */
+void net_mem_give(struct net_server *s, size_t bytes);
 
 /* net_pool.c */
 int net_pool_start(struct net_pool *p, unsigned n);

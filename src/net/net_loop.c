@@ -71,6 +71,7 @@ static struct net_req *req_get(struct net_loop *l)
 	}
 	r->rlen = 0;
 	r->sent = false;
+	r->reply_res = 0;
 	r->conn = NULL;
 	r->udp_fd = -1;
 	r->next = NULL;
@@ -88,11 +89,11 @@ static enum grow req_grow(struct net_loop *l, struct net_req *r, size_t need)
 
 	if (need <= r->rcap)
 		return GROW_OK;
-	if (!net_mem_take(l->srv))
+	if (!net_mem_take(l->srv, NET_MAX_RECORD))
 		return GROW_WAIT;
 	big = l->nbig ? l->bigs[--l->nbig] : malloc(NET_MAX_RECORD);
 	if (!big) {
-		net_mem_give(l->srv);
+		net_mem_give(l->srv, NET_MAX_RECORD);
 		return GROW_NOMEM;
 	}
 	memcpy(big, r->rbuf, r->rlen);
@@ -131,7 +132,7 @@ static void req_give_budget(struct net_req *r)
 {
 	if (r->rbuf != r->small && !r->big_given) {
 		r->big_given = true;
-		net_mem_give(r->loop->srv);
+		net_mem_give(r->loop->srv, NET_MAX_RECORD);
 	}
 }
 
@@ -159,6 +160,10 @@ static void req_release(struct net_req *r)
 
 	arena_reset(&r->req.arena);
 	req_drop_call(r);
+	if (r->reply_res) { /* its reply is sent (or dropped): the memory is free */
+		net_mem_give(l->srv, r->reply_res);
+		r->reply_res = 0;
+	}
 	l->inflight--;
 	if (c) {
 		r->conn = NULL;
@@ -286,6 +291,21 @@ static void udp_send(struct net_req *r)
 	log_debug("net: UDP sendmsg: %s", strerror(errno));
 }
 
+/* How often a loop with connections but no record in progress sweeps for idle ones. */
+static uint64_t idle_sweep_ms(const struct net_loop *l)
+{
+	uint64_t every = l->srv->opts.idle_timeout_ms / 8;
+
+	return every > NET_SWEEP_MS ? every : NET_SWEEP_MS;
+}
+
+/* Make sure a sweep comes within @ms. */
+static void sweep_within(struct net_loop *l, uint64_t ms)
+{
+	if (l->next_sweep_ms > l->now_ms + ms)
+		l->next_sweep_ms = l->now_ms + ms;
+}
+
 /* ---- TCP connections ---- */
 
 static void conn_set_events(struct net_conn *c, bool want_out)
@@ -390,6 +410,11 @@ static void conn_close(struct net_conn *c)
 		c->cur = NULL;
 		req_release(r);
 	}
+	if (c->parked) { /* never started: nothing to answer */
+		r = c->parked;
+		c->parked = NULL;
+		req_release(r);
+	}
 	while ((r = sq)) {
 		sq = r->next;
 		c->queued -= r->total;
@@ -433,6 +458,10 @@ static void req_enqueue(struct net_req *r)
 		else
 			c->sq_head = r;
 		c->sq_tail = r;
+	}
+	if (c->sq_head == r) { /* the queue begins: time how long the client takes it */
+		c->tx_ms = c->loop->now_ms;
+		sweep_within(c->loop, NET_SWEEP_MS);
 	}
 	pthread_mutex_unlock(&c->tx_lock);
 	c->queued += r->total;
@@ -489,10 +518,11 @@ void net_req_reply_direct(struct net_req *r)
 	pthread_mutex_unlock(&c->tx_lock);
 }
 
-/* Serve one complete call: reply now, run inline, or hand to the blocking pool. */
-static void req_dispatch(struct net_loop *l, struct net_req *r)
+/* Go on with a call rpc_call_begin() took to @step: reply now, run inline, or hand to
+ * the blocking pool. */
+static void req_step(struct net_loop *l, struct net_req *r, enum rpc_step step)
 {
-	switch (rpc_call_begin(&r->req, l->srv->drc, r->rbuf, r->rlen, r->reply, NET_REPLY_BUF)) {
+	switch (step) {
 	case RPC_STEP_DROP:
 		req_release(r);
 		return;
@@ -513,6 +543,51 @@ static void req_dispatch(struct net_loop *l, struct net_req *r)
 		break;
 	}
 	req_send(r);
+}
+
+/* The budget a call's announced reply needs: at most a record's worth, so that it fits
+ * an empty budget. */
+static size_t reply_need(const struct net_req *r)
+{
+	return r->rp.reply_bytes < NET_MAX_RECORD ? r->rp.reply_bytes : NET_MAX_RECORD;
+}
+
+/*
+ * Park @r, whose reply's share of the budget is not there: the connection stops reading
+ * and waits on the loop's list (loop_mem_retry() runs the call once there is room). As
+ * in conn_grow(), one more try after the waiter is counted. False if it was parked.
+ */
+static bool conn_park(struct net_conn *c, struct net_req *r, enum rpc_step step)
+{
+	conn_mem_wait(c);
+	if (net_mem_take(c->loop->srv, reply_need(r))) { /* see net_mem_give() */
+		conn_mem_unwait(c);
+		r->reply_res = reply_need(r);
+		return true;
+	}
+	c->parked = r;
+	c->parked_step = step;
+	c->loop->mem_waits++;
+	conn_pause(c);
+	return false;
+}
+
+/* Serve one complete call. One that announces a large reply (a READ) first takes that
+ * much of the server's budget, or waits for it: replies that clients do not read must
+ * not pin more memory than the budget. */
+static void req_dispatch(struct net_loop *l, struct net_req *r)
+{
+	enum rpc_step step =
+		rpc_call_begin(&r->req, l->srv->drc, r->rbuf, r->rlen, r->reply, NET_REPLY_BUF);
+
+	if ((step == RPC_STEP_RUN || step == RPC_STEP_RUN_BLOCKING) && r->conn &&
+	    r->rp.reply_bytes) {
+		if (net_mem_take(l->srv, reply_need(r)))
+			r->reply_res = reply_need(r);
+		else if (!conn_park(r->conn, r, step))
+			return;
+	}
+	req_step(l, r, step);
 }
 
 /* Write as much of the send queue as the socket takes, one sendmsg() per batch. */
@@ -565,6 +640,8 @@ static void conn_flush(struct net_conn *c)
 			conn_close(c);
 			return;
 		}
+		if (w > 0)
+			c->tx_ms = c->loop->now_ms;
 		adv = (size_t)w + c->sq_off;
 		while ((r = c->sq_head) && adv >= r->total) {
 			adv -= r->total;
@@ -611,21 +688,6 @@ static bool conn_grow(struct net_conn *c)
 	return true;
 }
 
-/* How often a loop with connections but no record in progress sweeps for idle ones. */
-static uint64_t idle_sweep_ms(const struct net_loop *l)
-{
-	uint64_t every = l->srv->opts.idle_timeout_ms / 8;
-
-	return every > NET_SWEEP_MS ? every : NET_SWEEP_MS;
-}
-
-/* Make sure a sweep comes within @ms. */
-static void sweep_within(struct net_loop *l, uint64_t ms)
-{
-	if (l->next_sweep_ms > l->now_ms + ms)
-		l->next_sweep_ms = l->now_ms + ms;
-}
-
 /* Turn buffered bytes into records and serve them. */
 static void conn_parse(struct net_conn *c)
 {
@@ -635,6 +697,8 @@ static void conn_parse(struct net_conn *c)
 	size_t take;
 
 	while (!c->closed) {
+		if (c->parked) /* paused until its call can run (loop_mem_retry()) */
+			return;
 		if (!c->cur && (c->inflight >= NET_MAX_INFLIGHT || c->queued >= NET_MAX_QUEUED ||
 				c->blocking >= NET_MAX_BLOCKING || l->stopping)) {
 			conn_pause(c);
@@ -1058,6 +1122,11 @@ static void loop_begin_stop(struct net_loop *l)
 			c->cur = NULL;
 			req_release(r);
 		}
+		if (c->parked) { /* not started: the client sends it again after a restart */
+			r = c->parked;
+			c->parked = NULL;
+			req_release(r);
+		}
 	}
 }
 
@@ -1067,11 +1136,28 @@ static void loop_begin_stop(struct net_loop *l)
 static void loop_mem_retry(struct net_loop *l)
 {
 	struct net_conn *c;
+	struct net_req *r;
 
 	while ((c = l->mw_head) && !l->stopping &&
-	       atomic_load(&l->srv->bigs_held) < l->srv->big_cap) {
+	       atomic_load(&l->srv->mem_held) +
+			       (c->parked ? reply_need(c->parked) : (size_t)NET_MAX_RECORD) <=
+		       l->srv->mem_cap) {
 		conn_mem_unwait(c);
 		c->refs++;
+		if ((r = c->parked)) {
+			if (!net_mem_take(l->srv, reply_need(r))) { /* another loop took it */
+				conn_mem_wait(c);
+				conn_put(c);
+				break;
+			}
+			r->reply_res = reply_need(r);
+			c->parked = NULL;
+			req_step(l, r, c->parked_step);
+			if (c->closed) {
+				conn_put(c);
+				continue;
+			}
+		}
 		conn_unpause(c);
 		c->rx_ms = l->now_ms; /* the wait was ours, not the client's */
 		conn_parse(c);
@@ -1145,7 +1231,17 @@ static void loop_sweep(struct net_loop *l)
 				  "connection",
 				  o->record_timeout_ms);
 			conn_close(c);
-		} else if (c->cur) {
+		} else if (c->sq_head && l->now_ms - c->tx_ms >= o->record_timeout_ms) {
+			struct linger abort_it = {.l_onoff = 1, .l_linger = 0};
+
+			l->stalled++;
+			log_debug("net: no reply taken for %u ms, resetting connection",
+				  o->record_timeout_ms);
+			/* A reset, not a FIN that would wait behind the unread replies: the
+			 * kernel frees the socket's buffers now. */
+			setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &abort_it, sizeof(abort_it));
+			conn_close(c);
+		} else if (c->cur || c->sq_head) {
 			sweep_within(l, NET_SWEEP_MS);
 		} else if (idle_on && conn_idle(c) && l->now_ms - c->rx_ms >= o->idle_timeout_ms) {
 			l->idle++;

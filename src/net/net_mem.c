@@ -1,27 +1,31 @@
 /*
- * net_mem.c - the server-wide budget of large receive buffers: how many calls over
- * NET_REQ_RBUF bytes all connections together may hold, being received or served.
+ * net_mem.c - the server-wide budget of memory for large calls and replies, in bytes:
+ * the receive buffers of calls over NET_REQ_RBUF bytes (NET_MAX_RECORD each), and the
+ * replies whose size a call announces (READ data, rpc_proc.reply_size), over all
+ * connections together, from the moment a request takes its share to the moment it gives
+ * it back (its call is encoded, or its reply sent).
  *
  * Each connection's own limits (NET_MAX_BLOCKING, one record in progress) bound what one
  * client pins; this bounds what all of them pin, so that thousands of connections each
- * sending a large record (or holding one half-sent) cannot exhaust memory. A connection
- * whose record needs a buffer when none is left stops reading and waits on its loop's
- * list; every buffer given back wakes the loops that have such connections. Small calls
- * (GETATTR, LOOKUP...) never need one and are not held up.
+ * sending a large record (or holding one half-sent), or asking for large READs whose
+ * replies they never read, cannot exhaust memory. A connection whose record or reply
+ * needs more than is left stops reading and waits on its loop's list; every share given
+ * back wakes the loops that have such connections. Small calls (GETATTR, LOOKUP...)
+ * never need one and are not held up.
  *
- * The buffers a loop keeps for reuse (NET_BIG_KEEP) are not counted: a buffer counts from
- * the moment a request takes it to the moment the request gives it back.
+ * The buffers a loop keeps for reuse (NET_BIG_KEEP) are not counted.
  */
 #include "net/net_int.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #define NET_MEM_MIN_DEF (64ull << 20) /* default: an eighth of RAM, within these */
 #define NET_MEM_MAX_DEF (4ull << 30)
 
-unsigned net_mem_cap(unsigned mib)
+size_t net_mem_cap(unsigned mib)
 {
 	unsigned long long bytes = (unsigned long long)mib << 20;
 	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
@@ -35,30 +39,32 @@ unsigned net_mem_cap(unsigned mib)
 		if (bytes > NET_MEM_MAX_DEF)
 			bytes = NET_MEM_MAX_DEF;
 	}
-	return bytes < NET_MAX_RECORD ? 1 : (unsigned)(bytes / NET_MAX_RECORD);
+	if (bytes < NET_MAX_RECORD)
+		bytes = NET_MAX_RECORD;
+	return bytes > SIZE_MAX ? SIZE_MAX : (size_t)bytes;
 }
 
-bool net_mem_take(struct net_server *s)
+bool net_mem_take(struct net_server *s, size_t bytes)
 {
-	unsigned held = atomic_load(&s->bigs_held);
+	size_t held = atomic_load(&s->mem_held);
 
 	do {
-		if (held >= s->big_cap)
+		if (held + bytes > s->mem_cap)
 			return false;
-	} while (!atomic_compare_exchange_weak(&s->bigs_held, &held, held + 1));
+	} while (!atomic_compare_exchange_weak(&s->mem_held, &held, held + bytes));
 	return true;
 }
 
 /*
  * A loop that found the budget spent counts its waiter (mwaiting) before it tries once
- * more, and a give lowers bigs_held before it looks at mwaiting (both sequentially
+ * more, and a give lowers mem_held before it looks at mwaiting (both sequentially
  * consistent): so either that second try succeeds or this give sees the waiter.
  */
-void net_mem_give(struct net_server *s)
+void net_mem_give(struct net_server *s, size_t bytes)
 {
 	uint64_t one = 1;
 
-	atomic_fetch_sub(&s->bigs_held, 1);
+	atomic_fetch_sub(&s->mem_held, bytes);
 	for (unsigned i = 0; i < s->nloops; i++) {
 		if (atomic_load(&s->loops[i].mwaiting) &&
 		    write(s->loops[i].evfd, &one, sizeof(one)) < 0 && errno != EAGAIN)

@@ -638,6 +638,14 @@ static bool nfs3_read_blocks(const void *argp)
 	return args->count > NFS3_READ_INLINE_MAX;
 }
 
+/* The data a READ's reply may carry: the transport reserves memory for it first. */
+static uint32_t nfs3_read_reply_size(const void *argp)
+{
+	const struct nfs3_read_args *args = argp;
+
+	return args->count < NFS3_MAXDATA ? args->count : NFS3_MAXDATA;
+}
+
 /* One row of the table; the policy fields (drc, blocking, blocking_if) follow as data. */
 #define NFS3_PROC(num, nm, dec, fn, enc, args_t, res_t, ...)                                       \
 	[num] = {.name = nm,                                                                       \
@@ -680,7 +688,8 @@ static const struct rpc_proc nfs3_procs[NFS3_NPROCS] = {
 		  .drc = RPC_DRC_NONE),
 	NFS3_PROC(NFS3PROC_READ, "READ", nfs3_dec_read_args, nfs3_read, nfs3_enc_read_res,
 		  struct nfs3_read_args, struct nfs3_read_res, .drc = RPC_DRC_NONE,
-		  .blocking_if = nfs3_read_blocks, .pool = RPC_POOL_READ),
+		  .blocking_if = nfs3_read_blocks, .pool = RPC_POOL_READ,
+		  .reply_size = nfs3_read_reply_size),
 	NFS3_PROC(NFS3PROC_WRITE, "WRITE", nfs3_dec_write_args, nfs3_write, nfs3_enc_write_res,
 		  struct nfs3_write_args, struct nfs3_write_res, .drc = RPC_DRC_REPLY,
 		  .blocking_if = nfs3_write_blocks, .pool_if = nfs3_write_pool),

@@ -241,6 +241,10 @@ enum rpc_step rpc_call_begin(struct rpc_req *req, struct drc *drc, const uint8_t
 		return rpc_fail(req, RPC_GARBAGE_ARGS);
 	pv->t0_ns = rpc_now_ns();
 	pv->pool = proc->pool_if ? proc->pool_if(pv->args) : proc->pool;
+	/* A call that waits for its reply's memory is decoded, not started: with a cached
+	 * reply pending it could not simply be dropped, so only idempotent ones wait. */
+	pv->reply_bytes =
+		proc->reply_size && proc->drc == RPC_DRC_NONE ? proc->reply_size(pv->args) : 0;
 	if (proc->blocking_if ? proc->blocking_if(pv->args) : proc->blocking)
 		return RPC_STEP_RUN_BLOCKING;
 	return RPC_STEP_RUN;

@@ -91,6 +91,10 @@ struct rpc_proc {
 	enum rpc_pool pool; /* where a blocking call runs (default RPC_POOL_SYNC) */
 	/* Optional: the pool decided per call from the decoded arguments (overrides @pool). */
 	enum rpc_pool (*pool_if)(const void *args);
+	/* Optional, for RPC_DRC_NONE procedures only: how many bytes of data its reply may
+	 * carry, from the decoded arguments (a READ's count). The transport reserves that
+	 * much of its memory budget before the call runs, and the call waits for it. */
+	uint32_t (*reply_size)(const void *args);
 };
 
 struct rpc_version {

@@ -50,10 +50,11 @@ struct rpc_req_priv {
 	struct xdr_out out; /* the reply message (no record mark) */
 	struct drc *drc;
 	struct drc_slot slot;
-	bool drc_pending;   /* slot is IN_PROGRESS and must be completed */
-	int stat_slot;	    /* the procedure's rpc_stats slot, -1 for none */
-	uint64_t t0_ns;	    /* when its decoding ended (CLOCK_MONOTONIC) */
-	enum rpc_pool pool; /* where it runs if it blocks (proc->pool or proc->pool_if) */
+	bool drc_pending;     /* slot is IN_PROGRESS and must be completed */
+	int stat_slot;	      /* the procedure's rpc_stats slot, -1 for none */
+	uint64_t t0_ns;	      /* when its decoding ended (CLOCK_MONOTONIC) */
+	enum rpc_pool pool;   /* where it runs if it blocks (proc->pool or proc->pool_if) */
+	uint32_t reply_bytes; /* proc->reply_size(args), or 0 */
 };
 
 enum rpc_step {

@@ -74,12 +74,13 @@ static void usage(FILE *f)
 		   "                        fsync, and large writes, uncached or large reads\n"
 		   "                        and directories\n"
 		   "                        (default 32)\n"
-		   "      --max-call-memory MIB  memory that calls over 8 KiB (WRITEs) may hold\n"
-		   "                        at once over all connections; a connection whose\n"
-		   "                        call needs more waits (default: an eighth of RAM,\n"
-		   "                        64 to 4096 MiB)\n"
+		   "      --max-call-memory MIB  memory that calls over 8 KiB (WRITEs) and READ\n"
+		   "                        replies may hold at once over all connections; a\n"
+		   "                        connection whose call needs more waits (default:\n"
+		   "                        an eighth of RAM, 64 to 4096 MiB)\n"
 		   "      --record-timeout S  close a connection whose call, begun, has sent\n"
-		   "                        nothing more for S seconds (default 60)\n"
+		   "                        nothing more for S seconds, or that has taken none\n"
+		   "                        of its replies for S seconds (default 60)\n"
 		   "      --idle-timeout S  close a connection with no call in progress that has\n"
 		   "                        sent nothing for S seconds; 0: never (default 360)\n"
 		   "      --max-client-connections N  TCP connections one client address may\n"
@@ -475,8 +476,8 @@ static void report_stats(struct net_server *s)
 		 " dropped in progress, %" PRIu64 " misses, %" PRIu64 " evictions; %" PRIu64
 		 " oversized records, %" PRIu64 " connections refused (%" PRIu64
 		 " of them over the limit per client), %" PRIu64 " waits for call memory, %" PRIu64
-		 " connections closed mid-call by the record timeout, %" PRIu64
-		 " idle ones by the idle timeout",
+		 " connections closed by the record timeout (mid-call or replies not taken), "
+		 "%" PRIu64 " idle ones by the idle timeout",
 		 c.connections, c.drc_hits, c.drc_in_progress, c.drc_misses, c.drc_evictions,
 		 c.oversized, c.refused + c.refused_client, c.refused_client, c.mem_waits,
 		 c.stalled, c.idle);

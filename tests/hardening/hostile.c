@@ -125,13 +125,17 @@ static size_t loop_cost(void)
 static long base_kib;
 static size_t worst_case_bytes;
 
+/* The case about to run holds @b bytes at most. */
+static void case_budget_bytes(size_t b)
+{
+	if (b > worst_case_bytes)
+		worst_case_bytes = b;
+}
+
 /* The case about to run holds this much at most (sum over its connections). */
 static void case_budget(unsigned idle, unsigned partial, unsigned hostile)
 {
-	size_t b = idle * conn_cost() + partial * partial_cost() + hostile * hostile_cost();
-
-	if (b > worst_case_bytes)
-		worst_case_bytes = b;
+	case_budget_bytes(idle * conn_cost() + partial * partial_cost() + hostile * hostile_cost());
 }
 
 static double bound_mib(void)
@@ -1360,8 +1364,94 @@ static const struct hcase idle_cases[] = {
 
 /* Run alone, against a server started with --max-call-memory (-m) and --record-timeout
  * (-r). */
+#define NOREAD_CONNS 40u
+#define NOREAD_CALLS 8u
+
+/* Connections of @fds the server has closed (FIN or reset seen: POLLRDHUP), with their
+ * replies still unread; waits up to @ms for the first. */
+static unsigned count_hung_up(const int *fds, unsigned n, long ms)
+{
+	struct pollfd pf[NOREAD_CONNS];
+	long deadline = rr_now_ms() + ms;
+
+	for (;;) {
+		unsigned hung = 0;
+
+		for (unsigned i = 0; i < n; i++) {
+			pf[i].fd = fds[i];
+			pf[i].events = POLLRDHUP;
+			pf[i].revents = 0;
+		}
+		poll(pf, n, 0);
+		for (unsigned i = 0; i < n; i++)
+			hung += (pf[i].revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
+		if (hung || rr_now_ms() >= deadline)
+			return hung;
+		poll(pf, n, 200); /* woken by the first hang-up; re-counted above */
+	}
+}
+
+/*
+ * NOREAD_CONNS connections each ask for NOREAD_CALLS READs of 1 MiB and read no reply:
+ * the replies that the server holds for them stay within --max-call-memory (each READ
+ * reserves its data before it runs; the rest wait), while small calls (the probe) are
+ * answered; the server closes those that take none of their replies for the record
+ * timeout; once the clients are gone a fresh 1 MiB READ is answered.
+ */
+static bool case_no_read_reads(void)
+{
+	size_t cap = BIG + 4096, len;
+	uint8_t *rec = malloc(cap);
+	int fds[NOREAD_CONNS];
+	unsigned sent = 0, hung;
+	uint32_t got = 0;
+	bool good = true;
+	long t0 = rr_now_ms(), deadline;
+	int fd, st = -1;
+
+	case_budget_bytes(NOREAD_CONNS * (conn_cost() + 2 * req_cost()) +
+			  ((size_t)call_mem_mib << 20) + 2 * cap_buffers() * req_cost());
+	len = flood_record(rec, cap, 1);
+	for (unsigned i = 0; i < NOREAD_CONNS; i++) {
+		fds[i] = conn_nb();
+		sent += fds[i] < 0 ? 0 : flood(fds[i], rec, len, NOREAD_CALLS, 200);
+	}
+	hung = count_hung_up(fds, NOREAD_CONNS, (record_timeout_s + 5) * 1000L);
+	printf("    %u READs of 1 MiB sent over %u connections, none read; %u closed by the "
+	       "server after %.1f s; RSS %.1f MiB\n",
+	       sent, NOREAD_CONNS, hung, (rr_now_ms() - t0) / 1000.0,
+	       atomic_load(&cur_rss_kib) / 1024.0);
+	if (!hung) {
+		check_fail("no-read-reads",
+			   "expected connections that took no reply closed within %u s (+5) got "
+			   "none",
+			   record_timeout_s);
+		good = false;
+	}
+	for (unsigned i = 0; i < NOREAD_CONNS; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	deadline = rr_now_ms() + 10000;
+	do {
+		fd = hc_connect_nfs();
+		st = fd < 0 ? -1 : hc_read(fd, &big_fh, 0, BIG, &got);
+		if (fd >= 0)
+			close(fd);
+	} while ((st != 0 || got != BIG) && rr_now_ms() < deadline);
+	if (st != 0 || got != BIG) {
+		check_fail("no-read-reads",
+			   "expected a 1 MiB READ answered once the clients were gone got status "
+			   "%d, %u bytes",
+			   st, got);
+		good = false;
+	}
+	free(rec);
+	return good;
+}
+
 static const struct hcase budget_cases[] = {
 	{"memory-cap", case_memory_cap},
+	{"no-read-reads", case_no_read_reads},
 	{"record-timeout", case_record_timeout},
 };
 

@@ -10,6 +10,8 @@
  * connection paused with every pool slot taken resumes on their completions alone.
  * Pool threads run as SCHED_BATCH, event loops as SCHED_OTHER. A call whose handler,
  * run on a loop, finds it would block is run again in its pool and answered from there.
+ * A call that announces a large reply waits, unstarted, while the memory budget lacks
+ * room for it, and runs once a reply ahead of it is sent.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -108,6 +110,13 @@ static void run_retry(struct rpc_req *req, const void *args, void *res)
 	*(uint32_t *)res += (uint32_t)sched_getscheduler(0); /* 0 + policy once cleared */
 }
 
+/* HOLDBIG is HOLD announcing a 1 MiB reply (it sends 4 bytes). */
+static uint32_t mib_reply(const void *args)
+{
+	(void)args;
+	return 1u << 20;
+}
+
 /* BIG answers with BIG_LEN bytes: more than a socket's largest send buffer (4 MiB by
  * default), so that no single write of it can be whole. */
 enum { BIG_LEN = 6 << 20, BIG_REC = 28 + BIG_LEN };
@@ -196,8 +205,17 @@ static const struct rpc_proc tprocs[] = {
 		.args_size = 4,
 		.res_size = 4,
 		.pool = RPC_POOL_READ},
+	[12] = {.name = "HOLDBIG",
+		.decode = dec_u32,
+		.run = run_hold,
+		.encode = enc_u32,
+		.args_size = 4,
+		.res_size = 4,
+		.blocking = true,
+		.pool = RPC_POOL_READ,
+		.reply_size = mib_reply},
 };
-static const struct rpc_version tvers[] = {{.vers = 1, .nprocs = 12, .procs = tprocs}};
+static const struct rpc_version tvers[] = {{.vers = 1, .nprocs = 13, .procs = tprocs}};
 static const struct rpc_program tprog = {.name = "t", .prog = TPROG, .nvers = 1, .versions = tvers};
 
 /* A call message (no record mark): 44 bytes. */
@@ -728,6 +746,59 @@ static void test_retry_in_pool(void)
 	stop(s);
 }
 
+/* With room in the budget (2 MiB) for two 1 MiB replies, a third call waits unstarted
+ * (counted as a wait for memory) while a small call on another connection is served;
+ * once one of the first two is answered the third runs and is answered too. */
+static void test_large_reply_waits_for_budget(void)
+{
+	struct net_opts o = {.threads = 1, .blocking_threads = 4, .max_call_mib = 2};
+	struct net_counters cnt;
+	struct net_server *s;
+	uint32_t xid, res, seen = 0;
+	uint16_t port = 0;
+	int64_t deadline;
+	int fd, other, started = 0;
+
+	sem_init(&hold_started, 0, 0);
+	sem_init(&hold_release, 0, 0);
+	s = start_tcp(&o, &port);
+	fd = tcp_connect(port);
+	other = tcp_connect(port);
+	CHECK(fd >= 0 && other >= 0);
+	for (uint32_t i = 0; i < 3; i++)
+		send_call(fd, 12, 20 + i);
+	CHECK(started_within(now_ms() + 5000));
+	CHECK(started_within(now_ms() + 5000));
+	deadline = now_ms() + 5000;
+	do {
+		sched_yield();
+		net_server_counters(s, &cnt);
+	} while (cnt.mem_waits == 0 && now_ms() < deadline);
+	CHECK_EQ(cnt.mem_waits, 1);
+	send_call(other, 1, 5);
+	CHECK(read_reply(other, &xid, &res, now_ms() + 5000));
+	CHECK_EQ(res, 5);
+	sem_getvalue(&hold_started, &started);
+	CHECK_EQ(started, 0); /* the third has not begun */
+	sem_post(&hold_release);
+	CHECK(read_reply(fd, &xid, &res, now_ms() + 5000));
+	seen |= 1u << (xid - 20);
+	CHECK(started_within(now_ms() + 5000)); /* the third, now */
+	sem_post(&hold_release);
+	sem_post(&hold_release);
+	for (int i = 0; i < 2; i++) {
+		CHECK(read_reply(fd, &xid, &res, now_ms() + 5000));
+		CHECK_EQ(xid, res);
+		seen |= 1u << (xid - 20);
+	}
+	CHECK_EQ(seen, 7);
+	close(fd);
+	close(other);
+	stop(s);
+	sem_destroy(&hold_started);
+	sem_destroy(&hold_release);
+}
+
 static void test_listen_errors_and_unstarted_free(void)
 {
 	struct net_opts o = {.threads = 1};
@@ -743,4 +814,4 @@ static void test_listen_errors_and_unstarted_free(void)
 TESTS(test_loopback, test_listen_errors_and_unstarted_free, test_reads_pass_held_flushes,
       test_connections_spread_over_loops, test_pool_replies_whole_and_in_records,
       test_paused_connection_resumes_on_completions, test_pool_threads_are_batch,
-      test_retry_in_pool);
+      test_retry_in_pool, test_large_reply_waits_for_budget);
