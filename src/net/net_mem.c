@@ -1,9 +1,9 @@
 /*
  * net_mem.c - the server-wide budget of memory for large calls and replies, in bytes:
  * the receive buffers of calls over NET_REQ_RBUF bytes (NET_MAX_RECORD each), and the
- * replies whose size a call announces (READ data, rpc_proc.reply_size), over all
- * connections together, from the moment a request takes its share to the moment it gives
- * it back (its call is encoded, or its reply sent).
+ * replies whose size a call announces (READ data, directory listings: rpc_proc.reply_size), over
+ * all connections together, from the moment a request takes its share to the moment it gives it
+ * back (its call is encoded, or its reply sent).
  *
  * Each connection's own limits (NET_MAX_BLOCKING, one record in progress) bound what one
  * client pins; this bounds what all of them pin, so that thousands of connections each

@@ -638,12 +638,27 @@ static bool nfs3_read_blocks(const void *argp)
 	return args->count > NFS3_READ_INLINE_MAX;
 }
 
-/* The data a READ's reply may carry: the transport reserves memory for it first. */
+/* The data a READ's reply may carry: the transport reserves memory for it first... */
 static uint32_t nfs3_read_reply_size(const void *argp)
 {
 	const struct nfs3_read_args *args = argp;
 
 	return args->count < NFS3_MAXDATA ? args->count : NFS3_MAXDATA;
+}
+
+/* ...and a directory listing's, as large as count (maxcount) allows, up to our cap. */
+static uint32_t nfs3_readdir_reply_size(const void *argp)
+{
+	const struct nfs3_readdir_args *args = argp;
+
+	return args->count < NFS3_DIR_MAXREPLY ? args->count : NFS3_DIR_MAXREPLY;
+}
+
+static uint32_t nfs3_readdirplus_reply_size(const void *argp)
+{
+	const struct nfs3_readdirplus_args *args = argp;
+
+	return args->maxcount < NFS3_DIR_MAXREPLY ? args->maxcount : NFS3_DIR_MAXREPLY;
 }
 
 /* One row of the table; the policy fields (drc, blocking, blocking_if) follow as data. */
@@ -719,10 +734,12 @@ static const struct rpc_proc nfs3_procs[NFS3_NPROCS] = {
 		  .blocking = true),
 	NFS3_PROC(NFS3PROC_READDIR, "READDIR", nfs3_dec_readdir_args, nfs3_readdir,
 		  nfs3_enc_readdir_res, struct nfs3_readdir_args, struct nfs3_readdir_res,
-		  .drc = RPC_DRC_NONE, .blocking = true, .pool = RPC_POOL_READ),
+		  .drc = RPC_DRC_NONE, .blocking = true, .pool = RPC_POOL_READ,
+		  .reply_size = nfs3_readdir_reply_size),
 	NFS3_PROC(NFS3PROC_READDIRPLUS, "READDIRPLUS", nfs3_dec_readdirplus_args, nfs3_readdirplus,
 		  nfs3_enc_readdir_res, struct nfs3_readdirplus_args, struct nfs3_readdir_res,
-		  .drc = RPC_DRC_NONE, .blocking = true, .pool = RPC_POOL_READ),
+		  .drc = RPC_DRC_NONE, .blocking = true, .pool = RPC_POOL_READ,
+		  .reply_size = nfs3_readdirplus_reply_size),
 	NFS3_PROC(NFS3PROC_FSSTAT, "FSSTAT", nfs3_dec_getattr_args, nfs3_fsstat,
 		  nfs3_enc_fsstat_res, struct nfs3_fhonly_args, struct nfs3_fsstat_res,
 		  .drc = RPC_DRC_NONE),

@@ -14,6 +14,14 @@
 #include "vfs/vfs.h"
 
 /*
+ * Largest READDIR/READDIRPLUS result we build, whatever count/maxcount the client
+ * offers (the RFC lets the server return less). Entries are encoded inline, and the
+ * net layer's inline reply buffer is 64 KiB (NET_REPLY_BUF): keep 512 bytes of it for
+ * the record mark and the RPC reply header with the largest verifier (400 bytes).
+ */
+#define NFS3_DIR_MAXREPLY (65536u - 512u)
+
+/*
  * A handle resolved for one call: the export table reference it was found in (kept
  * until the call ends, so a reload cannot free the export under us), the export, the
  * caller's identity after squashing, and the node.

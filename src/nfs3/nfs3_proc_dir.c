@@ -15,14 +15,6 @@
 #include "core/arena.h"
 
 /*
- * Largest READDIR/READDIRPLUS result we build, whatever count/maxcount the client
- * offers (the RFC lets the server return less). Entries are encoded inline, and the
- * net layer's inline reply buffer is 64 KiB (NET_REPLY_BUF): keep 512 bytes of it for
- * the record mark and the RPC reply header with the largest verifier (400 bytes).
- */
-#define NFS3_DIR_MAXREPLY (65536u - 512u)
-
-/*
  * The fixed part of READDIR3res/READDIRPLUS3res, counted against count/maxcount:
  * status (4), dir_attributes as a present post_op_attr (4 + 84 for the fattr3),
  * cookieverf (8), the FALSE that ends the entry list (4) and eof (4). Each entry adds

@@ -3,7 +3,8 @@
  * rpc_call_begin() decides from its decoded arguments: small READs and small UNSTABLE
  * WRITEs on the event loop; stable WRITEs in the pool of calls that wait for an fsync;
  * large READs and large UNSTABLE WRITEs (which the kernel may hold to throttle dirty
- * pages) in the pool that never waits for a flush.
+ * pages) in the pool that never waits for a flush. And the replies that READ, READDIR and
+ * READDIRPLUS announce (what the transport reserves of its memory budget first).
  */
 #include <netinet/in.h>
 
@@ -25,6 +26,8 @@ static bool call_header(struct xdr_out *o, uint32_t proc)
 	return true;
 }
 
+static uint32_t last_reply_bytes; /* what the last begin() announced */
+
 /* Begin the call in @msg[0..len); *pool gets where it would block. */
 static enum rpc_step begin(const uint8_t *msg, size_t len, enum rpc_pool *pool)
 {
@@ -40,6 +43,7 @@ static enum rpc_step begin(const uint8_t *msg, size_t len, enum rpc_pool *pool)
 	arena_init(&req.arena, 4096);
 	step = rpc_call_begin(&req, NULL, msg, len, reply, sizeof(reply));
 	*pool = pv.pool;
+	last_reply_bytes = pv.reply_bytes;
 	arena_fini(&req.arena);
 	return step;
 }
@@ -100,9 +104,34 @@ static void test_read_placement(void)
 	enum rpc_pool pool;
 
 	CHECK_EQ(read_step(32768, &pool), RPC_STEP_RUN);
+	CHECK_EQ(last_reply_bytes, 32768);
 	CHECK_EQ(read_step(65536, &pool), RPC_STEP_RUN);
 	CHECK_EQ(read_step(1 << 20, &pool), RPC_STEP_RUN_BLOCKING);
 	CHECK_EQ(pool, RPC_POOL_READ);
+	CHECK_EQ(last_reply_bytes, 1 << 20);
+	CHECK_EQ(read_step(0xffffffffu, &pool), RPC_STEP_RUN_BLOCKING);
+	CHECK_EQ(last_reply_bytes, NFS3_MAXDATA); /* what we would send at most */
+	CHECK_EQ(write_step(65536, NFS3_UNSTABLE, &pool), RPC_STEP_RUN);
+	CHECK_EQ(last_reply_bytes, 0); /* a small reply: nothing to reserve */
+}
+
+/* READDIR announces count, READDIRPLUS maxcount, each up to our largest listing. */
+static void test_dir_replies(void)
+{
+	struct nfs3_readdirplus_args p = {.dir = {.len = 8}, .dircount = 4096, .maxcount = 8192};
+	struct nfs3_readdir_args d = {.dir = {.len = 8}, .count = 100000};
+	enum rpc_pool pool;
+	uint8_t msg[512];
+	struct xdr_out o;
+
+	xdr_out_init(&o, msg, sizeof(msg));
+	CHECK(call_header(&o, NFS3PROC_READDIRPLUS) && nfs3_enc_readdirplus_args(&o, &p));
+	CHECK_EQ(begin(msg, o.len, &pool), RPC_STEP_RUN_BLOCKING);
+	CHECK_EQ(last_reply_bytes, 8192);
+	xdr_out_init(&o, msg, sizeof(msg));
+	CHECK(call_header(&o, NFS3PROC_READDIR) && nfs3_enc_readdir_args(&o, &d));
+	CHECK_EQ(begin(msg, o.len, &pool), RPC_STEP_RUN_BLOCKING);
+	CHECK_EQ(last_reply_bytes, 65536 - 512); /* NFS3_DIR_MAXREPLY */
 }
 
 static void setup(void)
@@ -119,6 +148,7 @@ static void test_placement(void)
 	setup();
 	test_write_placement();
 	test_read_placement();
+	test_dir_replies();
 }
 
 TESTS(test_placement);
