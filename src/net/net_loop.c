@@ -19,9 +19,11 @@
  * accepting loop hands it over on that loop's wake-up stack (like the pool's
  * completions), so busy clients do not pile up on one loop.
  * Limits: past the server's connection limit, or its limit per client address
- * (net_peers.c), an accepted connection is closed at once. A sweep closes connections
- * whose record in progress has stalled (the record timeout) and those with nothing in
- * progress that have sent nothing for the idle timeout (loop_sweep()).
+ * (net_peers.c), an accepted connection is closed at once. A call that announces a
+ * large reply (a READ) waits, decoded but not started, until the memory budget has room
+ * for it (req_dispatch(), net_mem.c). A sweep closes connections whose record in
+ * progress has stalled or whose replies are not taken (the record timeout) and those
+ * with nothing in progress that have sent nothing for the idle timeout (loop_sweep()).
  */
 #include "net/net_int.h"
 
@@ -1210,11 +1212,13 @@ static bool conn_idle(const struct net_conn *c)
  * Close the connections whose record in progress has received nothing for the record
  * timeout: a client that vanished mid-record (or holds one half-sent on purpose) must
  * not keep its buffer, perhaps one of the server's budget, for ever. A connection the
- * server paused is not the client's fault and is left alone. Close too the idle
- * connections that have sent nothing for the idle timeout (a client that vanished
- * between calls). The sweep runs every NET_SWEEP_MS while some record is in progress,
- * else every idle_sweep_ms() while the loop has connections; a loop with none sleeps
- * until an event.
+ * server paused is not the client's fault and is left alone. Reset those whose client
+ * has taken none of their queued replies for as long (it holds them, and perhaps their
+ * share of the budget, by not reading). Close too the idle connections that have sent
+ * nothing for the idle timeout (a client that vanished between calls). The sweep runs
+ * every NET_SWEEP_MS while some record is in progress or some reply queued, else every
+ * idle_sweep_ms() while the loop has connections; a loop with none sleeps until an
+ * event.
  */
 static void loop_sweep(struct net_loop *l)
 {

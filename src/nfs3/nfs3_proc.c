@@ -679,9 +679,11 @@ static uint32_t nfs3_readdirplus_reply_size(const void *argp)
  * blocking pool, as do COMMIT and stable WRITEs; the READDIRs, READs too large to
  * serve inline or not in the page cache, and large UNSTABLE WRITEs run in the pool of
  * calls that never wait for a flush, so that they never wait behind an fsync;
- * everything else is served on the event loop. SETATTR is
- * encoded by nfs3_enc_wccstat_res, hence its result type; the codec decodes READLINK, FSSTAT,
- * FSINFO and PATHCONF as GETATTR (a handle) and COMMIT as READ (same layout).
+ * everything else is served on the event loop. READ and the READDIRs announce their
+ * replies' size, which the transport reserves of its memory budget before they run.
+ * SETATTR is encoded by nfs3_enc_wccstat_res, hence its result type; the codec decodes
+ * READLINK, FSSTAT, FSINFO and PATHCONF as GETATTR (a handle) and COMMIT as READ (same
+ * layout).
  */
 static const struct rpc_proc nfs3_procs[NFS3_NPROCS] = {
 	[NFS3PROC_NULL] = {.name = "NULL",
