@@ -492,8 +492,8 @@ int vfs_node_sync(struct vfs_node *node)
 	 * this missing). A chown to the same owner and group marks the inode and changes
 	 * only its ctime, which the change of entries has just set anyway. Only where the
 	 * file system may need it (core/fsflush.c). */
-	if (S_ISDIR(node->type) && node->ve->mark_to_flush) {
-		err = node->ve->be->chown(node->fd, (uint32_t)-1, (uint32_t)-1);
+	if (S_ISDIR(node->type)) {
+		err = vfs_node_mark(node, node->type);
 		if (err)
 			return err;
 	}

@@ -437,9 +437,7 @@ static int link_mark(struct vfs_node *node)
 	if (!node->ve->mark_to_flush || !S_ISREG(node->type)) /* others: a syncfs */
 		return 0;
 	err = vfs_node_stat(node, &st);
-	if (err || vfs_chown_clears_bits(st.st_mode))
-		return err;
-	return node->ve->be->chown(node->fd, (uint32_t)-1, (uint32_t)-1);
+	return err ? err : vfs_node_mark(node, st.st_mode);
 }
 
 int vfs_link(const struct vfs_ctx *ctx, struct vfs_node *node, struct vfs_node *dir,

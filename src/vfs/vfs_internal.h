@@ -111,8 +111,17 @@ int vfs_node_data_fd(struct vfs_node *node, int *fd, bool *writable);
  * file or directory, a syncfs of the export for any other type. */
 int vfs_node_sync(struct vfs_node *node);
 /* A chown to the same owner and group, the mark that makes an fsync write the inode
- * where the file system needs one (core/fsflush.c), would clear these bits of @mode. */
+ * where the file system needs one (core/fsflush.c), would clear these bits of a
+ * non-directory of @mode (set-user-ID, set-group-ID with group execute). */
 bool vfs_chown_clears_bits(mode_t mode);
+/* Where the export's file system needs it (mark_to_flush), mark @node's inode dirty for
+ * its next fsync by a chown to its own owner and group (ctime only), unless that would
+ * clear bits of @mode (vfs_chown_clears_bits()). 0, or the chown's error. */
+int vfs_node_mark(struct vfs_node *node, mode_t mode);
+/* Make what was just written through @node's I/O descriptor @fd stable: the back end's
+ * sync_written() (mtime set, then fsync) where the file system needs a mark, else an
+ * fsync. */
+int vfs_node_sync_written(struct vfs_node *node, int fd);
 
 /* vfs_wlog.c: the stable-write log, or NULL when stable writes fsync. */
 extern struct wlog *vfs_wlog;

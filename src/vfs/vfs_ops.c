@@ -334,7 +334,7 @@ static ssize_t write_marked(struct vfs_node *node, int fd, const void *data, uin
 
 	if (r < 0)
 		return r;
-	err = node->ve->be->sync_written(fd);
+	err = vfs_node_sync_written(node, fd);
 	return err ? err : r;
 }
 
@@ -412,9 +412,8 @@ int vfs_commit(const struct vfs_ctx *ctx, struct vfs_node *node, uint64_t offset
 	 * capabilities the chown would clear; a file with a set-user-ID bit the chown would
 	 * clear had its writes made stable instead (vfs_write()), unless it got the bit
 	 * after the write's check: that file is synced unmarked. */
-	if (!err && node->ve->mark_to_flush && atomic_exchange(&node->unstable, false) &&
-	    !vfs_chown_clears_bits(st.st_mode))
-		err = node->ve->be->chown(node->fd, (uint32_t)-1, (uint32_t)-1);
+	if (!err && node->ve->mark_to_flush && atomic_exchange(&node->unstable, false))
+		err = vfs_node_mark(node, st.st_mode);
 	/* fsync, not fdatasync: unstable writes may have changed the size. */
 	if (!err)
 		err = node->ve->be->fsync(fd, false);

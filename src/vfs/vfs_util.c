@@ -109,7 +109,20 @@ int vfs_name_check(const char *name)
 
 bool vfs_chown_clears_bits(mode_t mode)
 {
-	return (mode & S_ISUID) || ((mode & S_ISGID) && (mode & S_IXGRP));
+	return !S_ISDIR(mode) && ((mode & S_ISUID) || ((mode & S_ISGID) && (mode & S_IXGRP)));
+}
+
+int vfs_node_mark(struct vfs_node *node, mode_t mode)
+{
+	if (!node->ve->mark_to_flush || vfs_chown_clears_bits(mode))
+		return 0;
+	return node->ve->be->chown(node->fd, (uint32_t)-1, (uint32_t)-1);
+}
+
+int vfs_node_sync_written(struct vfs_node *node, int fd)
+{
+	return node->ve->mark_to_flush ? node->ve->be->sync_written(fd)
+				       : node->ve->be->fsync(fd, false);
 }
 
 bool vfs_name_is_dot(const char *name)

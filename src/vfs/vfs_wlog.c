@@ -70,7 +70,7 @@ ssize_t vfs_wlog_write(struct vfs_node *node, int fd, const void *data, uint32_t
 	 * no older record of it can be replayed over what the fsync makes durable. */
 	err = vfs_wlog_retire(node);
 	if (!err)
-		err = node->ve->mark_to_flush ? be->sync_written(fd) : be->fsync(fd, false);
+		err = vfs_node_sync_written(node, fd);
 	return err ? err : n;
 }
 

@@ -186,6 +186,11 @@ static int posix_fsync(int fd, bool datasync)
 	return ret0(datasync ? fdatasync(fd) : fsync(fd));
 }
 
+static int posix_chown(int fd, uint32_t uid, uint32_t gid)
+{
+	return ret0(fchownat(fd, "", (uid_t)uid, (gid_t)gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW));
+}
+
 /*
  * syncfs(2) alone is not enough where a file system leaves its metadata to the block
  * device's cache (ext2, ext4 without a journal): Linux's sync_filesystem() flushes the
@@ -202,7 +207,7 @@ static int posix_syncfs(int fd, bool mark)
 	int err = ret0(syncfs(fd));
 
 	if (!err && mark)
-		err = ret0(fchownat(fd, "", (uid_t)-1, (gid_t)-1, AT_EMPTY_PATH));
+		err = posix_chown(fd, (uint32_t)-1, (uint32_t)-1);
 	return err ? err : ret0(fsync(fd));
 }
 
@@ -260,11 +265,6 @@ static int posix_chmod(int fd, uint32_t mode)
 
 	proc_fd_path(path, fd);
 	return ret0(chmod(path, (mode_t)(mode & 07777)));
-}
-
-static int posix_chown(int fd, uint32_t uid, uint32_t gid)
-{
-	return ret0(fchownat(fd, "", (uid_t)uid, (gid_t)gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW));
 }
 
 static int posix_truncate(int datafd, uint64_t size)
