@@ -104,6 +104,11 @@ struct backend_ops {
 	 * of them can be opened and fsynced. @mark: the file system's syncs may skip the
 	 * cache flush of an inode not marked dirty (core/fsflush.h). */
 	int (*syncfs)(int fd, bool mark);
+
+	/* As resolve(), but only from the kernel's name cache, for a caller that may not
+	 * wait for the disk: -EAGAIN where the lookup would read a directory (or revalidate
+	 * a name). A name the cache knows to be missing answers -ENOENT. */
+	int (*resolve_cached)(int dirfd, const char *name);
 };
 
 #endif

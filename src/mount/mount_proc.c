@@ -209,10 +209,10 @@ static int resolve(const struct export *e, const struct vfs_ctx *ctx, const char
 		memcpy(name, rest + 1, len); /* normalize() bounded len by 255 */
 		name[len] = '\0';
 		rest += len + 1;
-		err = vfs_node_get(e->vx, fh->data, fh->len, &node);
+		err = vfs_node_get(e->vx, fh->data, fh->len, false, &node);
 		if (err)
 			break;
-		err = vfs_lookup(ctx, node, name, fh, &attr, &dattr, &dvalid);
+		err = vfs_lookup(ctx, node, name, false, fh, &attr, &dattr, &dvalid);
 		vfs_node_put(node);
 	}
 	if (!err && attr.type != VFS_DIR)
@@ -388,13 +388,20 @@ static void mount_export(struct rpc_req *req, const void *args, void *resp)
 		.name = nm, .decode = dec, .run = fn, .encode = enc, .args_size = args_t,          \
 		.res_size = res_t, .drc = RPC_DRC_NONE,                                            \
 	}
+/* MNT walks the path a name at a time, which may read directories from the disk: in the
+ * pool that never waits for a flush, not on an event loop. */
+#define MNT_PROC(fn, enc, res_t)                                                                   \
+	{                                                                                          \
+		.name = "MNT", .decode = mount_dec_dirpath_args, .run = fn, .encode = enc,         \
+		.args_size = DIRPATH, .res_size = res_t, .drc = RPC_DRC_NONE, .blocking = true,    \
+		.pool = RPC_POOL_READ,                                                             \
+	}
 
 #define DIRPATH sizeof(struct mount_dirpath_args)
 
 static const struct rpc_proc mount_procs3[MOUNT_NPROCS3] = {
 	[MOUNTPROC_NULL] = PROC("NULL", xdr_dec_void, mount_null, xdr_enc_void, 0, 0),
-	[MOUNTPROC_MNT] = PROC("MNT", mount_dec_dirpath_args, mount_mnt3, mount_enc_mnt3_res,
-			       DIRPATH, sizeof(struct mount_mnt3_res)),
+	[MOUNTPROC_MNT] = MNT_PROC(mount_mnt3, mount_enc_mnt3_res, sizeof(struct mount_mnt3_res)),
 	[MOUNTPROC_DUMP] = PROC("DUMP", xdr_dec_void, mount_dump, mount_enc_dump_res, 0,
 				sizeof(struct mount_dump_res)),
 	[MOUNTPROC_UMNT] =
@@ -407,8 +414,7 @@ static const struct rpc_proc mount_procs3[MOUNT_NPROCS3] = {
 /* Versions 1 and 2 (RFC 1094 appendix A); version 2's PATHCONF (7) is not offered. */
 static const struct rpc_proc mount_procs1[MOUNT_NPROCS1] = {
 	[MOUNTPROC_NULL] = PROC("NULL", xdr_dec_void, mount_null, xdr_enc_void, 0, 0),
-	[MOUNTPROC_MNT] = PROC("MNT", mount_dec_dirpath_args, mount_mnt1, mount_enc_fhstatus,
-			       DIRPATH, sizeof(struct mount_fhstatus)),
+	[MOUNTPROC_MNT] = MNT_PROC(mount_mnt1, mount_enc_fhstatus, sizeof(struct mount_fhstatus)),
 	[MOUNTPROC_DUMP] = PROC("DUMP", xdr_dec_void, mount_dump, mount_enc_dump_res, 0,
 				sizeof(struct mount_dump_res)),
 	[MOUNTPROC_UMNT] =

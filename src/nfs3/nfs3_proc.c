@@ -55,7 +55,9 @@ int nfs3_obj_get(struct rpc_req *req, const struct nfs3_fh *fh, struct nfs3_obj 
 		goto err_put_table;
 	}
 	export_map_cred(&opts, &req->cred, &o->ctx);
-	err = vfs_node_get(o->exp->vx, fh->data, fh->len, &o->node);
+	err = vfs_node_get(o->exp->vx, fh->data, fh->len, !req->may_block, &o->node);
+	if (err == -EAGAIN && !req->may_block)
+		req->retry_blocking = true; /* not cached: open it in the pool */
 	if (err)
 		goto err_put_table;
 	return 0;
@@ -79,7 +81,7 @@ int nfs3_obj_get_other(const struct nfs3_obj *o, const struct nfs3_fh *fh, struc
 		return err;
 	if (id != o->exp->id)
 		return export_by_id(o->tab, id) ? -EXDEV : -ESTALE;
-	return vfs_node_get(o->exp->vx, fh->data, fh->len, out);
+	return vfs_node_get(o->exp->vx, fh->data, fh->len, false, out);
 }
 
 void nfs3_obj_put(struct nfs3_obj *o)
@@ -328,7 +330,11 @@ static void nfs3_lookup(struct rpc_req *req, const void *argp, void *resp)
 		nfs3_post_op_fetch(o.node, &res->dir_attr);
 		goto out_put;
 	}
-	err = vfs_lookup(&o.ctx, o.node, name, &fh, &attr, &dir_attr, &dir_valid);
+	err = vfs_lookup(&o.ctx, o.node, name, !req->may_block, &fh, &attr, &dir_attr, &dir_valid);
+	if (err == -EAGAIN && !req->may_block) {
+		req->retry_blocking = true; /* the name is not cached: look it up in the pool */
+		goto out_put;
+	}
 	if (dir_valid)
 		nfs3_post_op_set(&res->dir_attr, &dir_attr);
 	if (!err) {
@@ -692,17 +698,19 @@ static const struct rpc_proc nfs3_procs[NFS3_NPROCS] = {
 			   .encode = xdr_enc_void},
 	NFS3_PROC(NFS3PROC_GETATTR, "GETATTR", nfs3_dec_getattr_args, nfs3_getattr,
 		  nfs3_enc_getattr_res, struct nfs3_getattr_args, struct nfs3_getattr_res,
-		  .drc = RPC_DRC_NONE),
+		  .drc = RPC_DRC_NONE, .pool = RPC_POOL_READ),
 	NFS3_PROC(NFS3PROC_SETATTR, "SETATTR", nfs3_dec_setattr_args, nfs3_setattr,
 		  nfs3_enc_wccstat_res, struct nfs3_setattr_args, struct nfs3_wccstat_res,
 		  .drc = RPC_DRC_REPLY, .blocking = true),
 	NFS3_PROC(NFS3PROC_LOOKUP, "LOOKUP", nfs3_dec_lookup_args, nfs3_lookup, nfs3_enc_lookup_res,
-		  struct nfs3_lookup_args, struct nfs3_lookup_res, .drc = RPC_DRC_NONE),
+		  struct nfs3_lookup_args, struct nfs3_lookup_res, .drc = RPC_DRC_NONE,
+		  .pool = RPC_POOL_READ),
 	NFS3_PROC(NFS3PROC_ACCESS, "ACCESS", nfs3_dec_access_args, nfs3_access, nfs3_enc_access_res,
-		  struct nfs3_access_args, struct nfs3_access_res, .drc = RPC_DRC_NONE),
+		  struct nfs3_access_args, struct nfs3_access_res, .drc = RPC_DRC_NONE,
+		  .pool = RPC_POOL_READ),
 	NFS3_PROC(NFS3PROC_READLINK, "READLINK", nfs3_dec_getattr_args, nfs3_readlink,
 		  nfs3_enc_readlink_res, struct nfs3_readlink_args, struct nfs3_readlink_res,
-		  .drc = RPC_DRC_NONE),
+		  .drc = RPC_DRC_NONE, .pool = RPC_POOL_READ),
 	NFS3_PROC(NFS3PROC_READ, "READ", nfs3_dec_read_args, nfs3_read, nfs3_enc_read_res,
 		  struct nfs3_read_args, struct nfs3_read_res, .drc = RPC_DRC_NONE,
 		  .blocking_if = nfs3_read_blocks, .pool = RPC_POOL_READ,
@@ -744,13 +752,13 @@ static const struct rpc_proc nfs3_procs[NFS3_NPROCS] = {
 		  .reply_size = nfs3_readdirplus_reply_size),
 	NFS3_PROC(NFS3PROC_FSSTAT, "FSSTAT", nfs3_dec_getattr_args, nfs3_fsstat,
 		  nfs3_enc_fsstat_res, struct nfs3_fhonly_args, struct nfs3_fsstat_res,
-		  .drc = RPC_DRC_NONE),
+		  .drc = RPC_DRC_NONE, .pool = RPC_POOL_READ),
 	NFS3_PROC(NFS3PROC_FSINFO, "FSINFO", nfs3_dec_getattr_args, nfs3_fsinfo,
 		  nfs3_enc_fsinfo_res, struct nfs3_fhonly_args, struct nfs3_fsinfo_res,
-		  .drc = RPC_DRC_NONE),
+		  .drc = RPC_DRC_NONE, .pool = RPC_POOL_READ),
 	NFS3_PROC(NFS3PROC_PATHCONF, "PATHCONF", nfs3_dec_getattr_args, nfs3_pathconf,
 		  nfs3_enc_pathconf_res, struct nfs3_fhonly_args, struct nfs3_pathconf_res,
-		  .drc = RPC_DRC_NONE),
+		  .drc = RPC_DRC_NONE, .pool = RPC_POOL_READ),
 	NFS3_PROC(NFS3PROC_COMMIT, "COMMIT", nfs3_dec_read_args, nfs3_commit, nfs3_enc_commit_res,
 		  struct nfs3_commit_args, struct nfs3_commit_res, .drc = RPC_DRC_NONE,
 		  .blocking = true),

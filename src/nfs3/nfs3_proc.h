@@ -37,14 +37,17 @@ struct nfs3_obj {
  * nfs3_obj_get - resolve @fh for the caller of @req. Returns 0 with o->tab and
  * o->node referenced (release both with nfs3_obj_put()), or a negative errno with
  * nothing held: -VFS_EBADHANDLE (not our handle), -ESTALE (export gone or object
- * gone), -EACCES (the export refuses this client), or another vfs error.
+ * gone), -EACCES (the export refuses this client), or another vfs error. On an event
+ * loop (!req->may_block) a handle not in the node cache is not opened: -EAGAIN, with
+ * req->retry_blocking set so that the call runs again in its pool.
  */
 int nfs3_obj_get(struct rpc_req *req, const struct nfs3_fh *fh, struct nfs3_obj *o);
 /*
  * nfs3_obj_get_other - resolve a second handle (RENAME's target directory, LINK's
- * directory) in the export of @o, which must be resolved. Returns 0 with *out
- * referenced (release with vfs_node_put()), -EXDEV if @fh belongs to another export,
- * -ESTALE if its export does not exist, or another vfs_node_get() error.
+ * directory) in the export of @o, which must be resolved; for calls that may block.
+ * Returns 0 with *out referenced (release with vfs_node_put()), -EXDEV if @fh belongs
+ * to another export, -ESTALE if its export does not exist, or another vfs_node_get()
+ * error.
  */
 int nfs3_obj_get_other(const struct nfs3_obj *o, const struct nfs3_fh *fh, struct vfs_node **out);
 /* nfs3_obj_put - release what nfs3_obj_get() took; safe after a failed get. */

@@ -88,7 +88,9 @@ struct rpc_proc {
 	bool blocking;
 	/* Optional: decided per call from the decoded arguments (overrides @blocking). */
 	bool (*blocking_if)(const void *args);
-	enum rpc_pool pool; /* where a blocking call runs (default RPC_POOL_SYNC) */
+	/* Where a blocking call runs (default RPC_POOL_SYNC), and an inline one that
+	 * asked to run again where it may block (rpc_req.retry_blocking). */
+	enum rpc_pool pool;
 	/* Optional: the pool decided per call from the decoded arguments (overrides @pool). */
 	enum rpc_pool (*pool_if)(const void *args);
 	/* Optional, for RPC_DRC_NONE procedures only: how many bytes of data its reply may

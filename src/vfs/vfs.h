@@ -199,9 +199,12 @@ int vfs_fh_export_id(const uint8_t *fh, size_t len, uint32_t *export_id);
 /*
  * Resolve a handle. Returns 0 with *out referenced (release with vfs_node_put()),
  * -VFS_EBADHANDLE (malformed, forged, or of another export), -ESTALE (the object is
- * gone), or another negative errno.
+ * gone), or another negative errno. With @nowait (a caller that may not wait for the
+ * disk), a valid handle the node cache does not hold answers -EAGAIN: opening it may
+ * read the inode, and a directory's parents, from the disk.
  */
-int vfs_node_get(struct vfs_export *ve, const uint8_t *fh, size_t len, struct vfs_node **out);
+int vfs_node_get(struct vfs_export *ve, const uint8_t *fh, size_t len, bool nowait,
+		 struct vfs_node **out);
 void vfs_node_put(struct vfs_node *node);
 
 /* The 8-byte write verifier: different for every start of the server. */
@@ -227,10 +230,13 @@ int vfs_setattr(const struct vfs_ctx *ctx, struct vfs_node *node, const struct v
 /*
  * Look @name up in directory @dir. "." and ".." are allowed; ".." of the export root
  * is the root itself. On success fills *fh and *attr. @dir_attr (may be NULL) gets the
- * directory's attributes, with *dir_attr_valid telling whether it could be read.
+ * directory's attributes, with *dir_attr_valid telling whether it could be read. With
+ * @nowait, only a name the kernel's name cache holds (found or known missing): -EAGAIN
+ * where the lookup would read the directory from the disk.
  */
-int vfs_lookup(const struct vfs_ctx *ctx, struct vfs_node *dir, const char *name, struct vfs_fh *fh,
-	       struct vfs_attr *attr, struct vfs_attr *dir_attr, bool *dir_attr_valid);
+int vfs_lookup(const struct vfs_ctx *ctx, struct vfs_node *dir, const char *name, bool nowait,
+	       struct vfs_fh *fh, struct vfs_attr *attr, struct vfs_attr *dir_attr,
+	       bool *dir_attr_valid);
 /* Which of the @want VFS_ACCESS_* bits the caller holds; *attr is filled too. */
 int vfs_access(const struct vfs_ctx *ctx, struct vfs_node *node, uint32_t want, uint32_t *granted,
 	       struct vfs_attr *attr);

@@ -329,7 +329,8 @@ struct vfs_node *vfs_node_find(struct vfs_export *ve, const uint8_t *fh, size_t 
 	return n;
 }
 
-int vfs_node_get(struct vfs_export *ve, const uint8_t *fh, size_t len, struct vfs_node **out)
+int vfs_node_get(struct vfs_export *ve, const uint8_t *fh, size_t len, bool nowait,
+		 struct vfs_node **out)
 {
 	struct vfs_fh vfh;
 	struct bk_fh bk;
@@ -351,6 +352,8 @@ int vfs_node_get(struct vfs_export *ve, const uint8_t *fh, size_t len, struct vf
 	err = vfs_fh_check(ve, fh, len, &bk);
 	if (err)
 		return err;
+	if (nowait) /* a forged handle was refused above, where it costs no hand-off */
+		return -EAGAIN;
 	/* open_by_handle_at() needs CAP_DAC_READ_SEARCH, which only fsuid 0 keeps. */
 	err = vfs_become_server(ve);
 	if (err)

@@ -189,8 +189,9 @@ static int lookup_cached(struct vfs_node *dir, const char *name, struct vfs_fh *
 	return err;
 }
 
-int vfs_lookup(const struct vfs_ctx *ctx, struct vfs_node *dir, const char *name, struct vfs_fh *fh,
-	       struct vfs_attr *attr, struct vfs_attr *dir_attr, bool *dir_attr_valid)
+int vfs_lookup(const struct vfs_ctx *ctx, struct vfs_node *dir, const char *name, bool nowait,
+	       struct vfs_fh *fh, struct vfs_attr *attr, struct vfs_attr *dir_attr,
+	       bool *dir_attr_valid)
 {
 	struct vfs_node *node;
 	int fd, err;
@@ -205,12 +206,21 @@ int vfs_lookup(const struct vfs_ctx *ctx, struct vfs_node *dir, const char *name
 	err = vfs_become(dir->ve, ctx);
 	if (err)
 		goto out;
-	if (strcmp(name, "..") != 0) {
-		err = lookup_cached(dir, name, fh, attr);
-		if (err != LOOKUP_UNCACHED)
-			goto out;
+	if (nowait && strcmp(name, "..") != 0) {
+		/*
+		 * Only from the kernel's name cache. Not lookup_cached(): its walk would read
+		 * a directory block the cache lacks, holding up the caller's event loop. ".."
+		 * needs no disk: a directory's cached name pins its parents' names.
+		 */
+		fd = dir->ve->be->resolve_cached(dir->fd, name);
+	} else {
+		if (strcmp(name, "..") != 0) {
+			err = lookup_cached(dir, name, fh, attr);
+			if (err != LOOKUP_UNCACHED)
+				goto out;
+		}
+		fd = lookup_fd(dir, name);
 	}
-	fd = lookup_fd(dir, name);
 	if (fd < 0) {
 		err = fd;
 		goto out;

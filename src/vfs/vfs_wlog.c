@@ -101,7 +101,7 @@ int vfs_replay(struct vfs_export *ve, const struct wlog_rec *r)
 	bool writable;
 	int fd, err;
 
-	err = vfs_node_get(ve, r->key, r->keylen, &node);
+	err = vfs_node_get(ve, r->key, r->keylen, false, &node);
 	if (err)
 		return err; /* -ESTALE: the file is gone, and its writes with it */
 	if (!S_ISREG(node->type)) {

@@ -116,14 +116,25 @@ static int posix_open_data(int fd, bool *writable)
 	return ret_fd(open(path, O_RDONLY | O_CLOEXEC));
 }
 
-static int posix_resolve(int dirfd, const char *name)
+static int resolve_how(int dirfd, const char *name, uint64_t extra)
 {
 	struct open_how how = {
 		.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV | extra,
 	};
 
 	return ret_fd((int)syscall(SYS_openat2, dirfd, name, &how, sizeof(how)));
+}
+
+static int posix_resolve(int dirfd, const char *name)
+{
+	return resolve_how(dirfd, name, 0);
+}
+
+/* RESOLVE_CACHED (Linux 5.12): the walk must complete from the dentry cache. */
+static int posix_resolve_cached(int dirfd, const char *name)
+{
+	return resolve_how(dirfd, name, RESOLVE_CACHED);
 }
 
 static int posix_parent(int dirfd)
@@ -345,4 +356,5 @@ const struct backend_ops posix_backend_ops = {
 	.statfs = posix_statfs,
 	.link_max = posix_link_max,
 	.syncfs = posix_syncfs,
+	.resolve_cached = posix_resolve_cached,
 };

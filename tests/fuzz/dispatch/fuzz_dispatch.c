@@ -202,9 +202,9 @@ static bool resolve(const uint8_t *path, size_t len, struct vfs_fh *fh)
 		i++; /* the '/' */
 		if (n == 0 || memchr(name, 0, n))
 			continue;
-		if (vfs_node_get(vx, fh->data, fh->len, &dir))
+		if (vfs_node_get(vx, fh->data, fh->len, false, &dir))
 			return true;
-		rc = vfs_lookup(&ctx, dir, name, &next, &attr, NULL, NULL);
+		rc = vfs_lookup(&ctx, dir, name, false, &next, &attr, NULL, NULL);
 		vfs_node_put(dir);
 		if (rc)
 			return true;

@@ -77,8 +77,11 @@ int vfs_export_root(struct vfs_export *ve, struct vfs_fh *out)
 	return 0;
 }
 
-int vfs_node_get(struct vfs_export *ve, const uint8_t *fh, size_t len, struct vfs_node **out)
+int vfs_node_get(struct vfs_export *ve, const uint8_t *fh, size_t len, bool nowait,
+		 struct vfs_node **out)
 {
+	if (nowait) /* MOUNT has no retry in a pool: it must resolve whatever it takes */
+		return -EINVAL;
 	if (len < 4 || xdr_get_u32(fh) != ve->id)
 		return -VFS_EBADHANDLE;
 	*out = calloc(1, sizeof(**out));
@@ -93,8 +96,9 @@ void vfs_node_put(struct vfs_node *node)
 	live_nodes--;
 }
 
-int vfs_lookup(const struct vfs_ctx *ctx, struct vfs_node *dir, const char *name, struct vfs_fh *fh,
-	       struct vfs_attr *attr, struct vfs_attr *dir_attr, bool *dir_attr_valid)
+int vfs_lookup(const struct vfs_ctx *ctx, struct vfs_node *dir, const char *name, bool nowait,
+	       struct vfs_fh *fh, struct vfs_attr *attr, struct vfs_attr *dir_attr,
+	       bool *dir_attr_valid)
 {
 	static const char *const dirs[] = {"/sub", "/sub/deeper", "/sub/nested", "/deny"};
 	char path[VFS_FH_MAX + 300];
@@ -102,6 +106,8 @@ int vfs_lookup(const struct vfs_ctx *ctx, struct vfs_node *dir, const char *name
 	(void)dir_attr;
 	if (dir_attr_valid)
 		*dir_attr_valid = false;
+	if (nowait)
+		return -EINVAL;
 	if (strcmp(dir->path, "/file") == 0)
 		return -ENOTDIR;
 	if (strcmp(dir->path, "/deny") == 0 && ctx->cred.uid != 0)

@@ -3,7 +3,8 @@
  * rpc_call_begin() decides from its decoded arguments: small READs and small UNSTABLE
  * WRITEs on the event loop; stable WRITEs in the pool of calls that wait for an fsync;
  * large READs and large UNSTABLE WRITEs (which the kernel may hold to throttle dirty
- * pages) in the pool that never waits for a flush. And the replies that READ, READDIR and
+ * pages) in the pool that never waits for a flush; metadata reads on the loop, with
+ * that pool for the ones not cached. And the replies that READ, READDIR and
  * READDIRPLUS announce (what the transport reserves of its memory budget first).
  */
 #include <netinet/in.h>
@@ -134,6 +135,30 @@ static void test_dir_replies(void)
 	CHECK_EQ(last_reply_bytes, 65536 - 512); /* NFS3_DIR_MAXREPLY */
 }
 
+/* GETATTR, LOOKUP and ACCESS run on the loop; one that would have to open a handle or
+ * read a directory runs again in the pool that never waits for a flush. */
+static void test_meta_placement(void)
+{
+	const struct nfs3_fh fh = {.len = 8};
+	const struct nfs3_access_args acc = {.fh = {.len = 8}, .access = 1};
+	enum rpc_pool pool;
+	uint8_t msg[512];
+	struct xdr_out o;
+
+	xdr_out_init(&o, msg, sizeof(msg));
+	CHECK(call_header(&o, NFS3PROC_GETATTR) && nfs3_enc_fh_args(&o, &fh));
+	CHECK_EQ(begin(msg, o.len, &pool), RPC_STEP_RUN);
+	CHECK_EQ(pool, RPC_POOL_READ);
+	xdr_out_init(&o, msg, sizeof(msg));
+	CHECK(call_header(&o, NFS3PROC_LOOKUP) && nfs3_enc_diropargs(&o, &fh, "x", 1));
+	CHECK_EQ(begin(msg, o.len, &pool), RPC_STEP_RUN);
+	CHECK_EQ(pool, RPC_POOL_READ);
+	xdr_out_init(&o, msg, sizeof(msg));
+	CHECK(call_header(&o, NFS3PROC_ACCESS) && nfs3_enc_access_args(&o, &acc));
+	CHECK_EQ(begin(msg, o.len, &pool), RPC_STEP_RUN);
+	CHECK_EQ(pool, RPC_POOL_READ);
+}
+
 static void setup(void)
 {
 	static bool done;
@@ -149,6 +174,7 @@ static void test_placement(void)
 	test_write_placement();
 	test_read_placement();
 	test_dir_replies();
+	test_meta_placement();
 }
 
 TESTS(test_placement);

@@ -107,15 +107,15 @@ static void test_forged_handles(void)
 		for (unsigned bit = 0; bit < 8; bit += 3) {
 			bad = fh;
 			bad.data[i] ^= (uint8_t)(1u << bit);
-			CHECK_EQ(vfs_node_get(f.ve, bad.data, bad.len, &n), -VFS_EBADHANDLE);
+			CHECK_EQ(vfs_node_get(f.ve, bad.data, bad.len, false, &n), -VFS_EBADHANDLE);
 		}
 	}
 	for (unsigned len = 0; len < fh.len; len++)
-		CHECK_EQ(vfs_node_get(f.ve, fh.data, len, &n), -VFS_EBADHANDLE);
+		CHECK_EQ(vfs_node_get(f.ve, fh.data, len, false, &n), -VFS_EBADHANDLE);
 	CHECK_EQ(vfs_fh_export_id(fh.data, 3, &id), -VFS_EBADHANDLE);
 	/* The same tree under another export id: handles are not interchangeable. */
 	CHECK_EQ(vfs_export_open(f.exp, FX_EXPORT_ID + 1, &other), 0);
-	CHECK_EQ(vfs_node_get(other, fh.data, fh.len, &n), -VFS_EBADHANDLE);
+	CHECK_EQ(vfs_node_get(other, fh.data, fh.len, false, &n), -VFS_EBADHANDLE);
 	vfs_export_put(other);
 	fx_teardown(&f);
 }
@@ -135,10 +135,10 @@ static void test_outside_dir_refused(void)
 	CHECK_EQ(mkdir(path, 0755), 0);
 	CHECK_EQ(vfs_export_open(f.base, 99, &parent), 0);
 	CHECK_EQ(vfs_export_root(parent, &fh), 0);
-	CHECK_EQ(vfs_node_get(parent, fh.data, fh.len, &pn), 0);
-	CHECK_EQ(vfs_lookup(&fx_root_ctx, pn, "outside", &fh, &a, &da, &dv), 0);
+	CHECK_EQ(vfs_node_get(parent, fh.data, fh.len, false, &pn), 0);
+	CHECK_EQ(vfs_lookup(&fx_root_ctx, pn, "outside", false, &fh, &a, &da, &dv), 0);
 	CHECK_EQ(a.type, VFS_DIR);
-	CHECK_EQ(vfs_node_get(f.ve, fh.data, fh.len, &n), -VFS_EBADHANDLE);
+	CHECK_EQ(vfs_node_get(f.ve, fh.data, fh.len, false, &n), -VFS_EBADHANDLE);
 	vfs_node_put(pn);
 	vfs_export_put(parent);
 	fx_teardown(&f);
@@ -159,7 +159,7 @@ static void test_removed_is_stale(void)
 	n = fx_node(&f, &fh);
 	vfs_node_put(n);
 	CHECK_EQ(vfs_remove(&fx_root_ctx, f.root, "gone", &wcc), 0);
-	CHECK_EQ(vfs_node_get(f.ve, fh.data, fh.len, &n), -ESTALE);
+	CHECK_EQ(vfs_node_get(f.ve, fh.data, fh.len, false, &n), -ESTALE);
 
 	/* Removed behind the server's back while cached: stale at the first stat. */
 	fh = fx_create(&f, &fx_root_ctx, "gone2");
@@ -167,12 +167,12 @@ static void test_removed_is_stale(void)
 	vfs_node_put(n);
 	snprintf(path, sizeof(path), "%s/gone2", f.exp);
 	CHECK_EQ(unlink(path), 0);
-	err = vfs_node_get(f.ve, fh.data, fh.len, &n);
+	err = vfs_node_get(f.ve, fh.data, fh.len, false, &n);
 	if (err == 0) {
 		CHECK_EQ(vfs_getattr(n, &a), -ESTALE);
 		vfs_node_put(n);
 	}
-	CHECK_EQ(vfs_node_get(f.ve, fh.data, fh.len, &n), -ESTALE);
+	CHECK_EQ(vfs_node_get(f.ve, fh.data, fh.len, false, &n), -ESTALE);
 
 	/* And after a restart, with nothing cached. */
 	fh = fx_create(&f, &fx_root_ctx, "gone3");
@@ -180,7 +180,7 @@ static void test_removed_is_stale(void)
 	snprintf(path, sizeof(path), "%s/gone3", f.exp);
 	CHECK_EQ(unlink(path), 0);
 	fx_open(&f);
-	CHECK_EQ(vfs_node_get(f.ve, fh.data, fh.len, &n), -ESTALE);
+	CHECK_EQ(vfs_node_get(f.ve, fh.data, fh.len, false, &n), -ESTALE);
 	fx_teardown(&f);
 }
 
@@ -199,7 +199,7 @@ static void test_cache_bounded(void)
 		n = fx_node(&f, &fh);
 		vfs_node_put(n);
 	}
-	CHECK_EQ(vfs_node_get(f.ve, fh.data, fh.len, &n), 0);
+	CHECK_EQ(vfs_node_get(f.ve, fh.data, fh.len, false, &n), 0);
 	vfs_node_put(n);
 	fx_teardown(&f);
 }
@@ -221,8 +221,9 @@ static void cache_files(struct vfs_node *dir, const char *path, const char *pref
 		CHECK(fd >= 0);
 		close(fd);
 		snprintf(name, sizeof(name), "%s%d", prefix, i);
-		CHECK_EQ(vfs_lookup(&fx_root_ctx, dir, name, &fh, &attr, &dattr, &dvalid), 0);
-		CHECK_EQ(vfs_node_get(dir->ve, fh.data, fh.len, &n), 0);
+		CHECK_EQ(vfs_lookup(&fx_root_ctx, dir, name, false, &fh, &attr, &dattr, &dvalid),
+			 0);
+		CHECK_EQ(vfs_node_get(dir->ve, fh.data, fh.len, false, &n), 0);
 		vfs_node_put(n);
 	}
 }
@@ -244,7 +245,7 @@ static void test_cache_budget_shared(void)
 	CHECK_EQ(mkdir(dir2, 0777), 0);
 	CHECK_EQ(vfs_export_open(dir2, FX_EXPORT_ID + 1, &ve2), 0);
 	CHECK_EQ(vfs_export_root(ve2, &root2_fh), 0);
-	CHECK_EQ(vfs_node_get(ve2, root2_fh.data, root2_fh.len, &root2), 0);
+	CHECK_EQ(vfs_node_get(ve2, root2_fh.data, root2_fh.len, false, &root2), 0);
 	vfs_cache_shard_max = 4;
 	vfs_cache_shard_fds = 4;
 	cache_files(f.root, f.exp, "a", 800);
@@ -261,6 +262,45 @@ static void test_cache_budget_shared(void)
 	fx_teardown(&f);
 }
 
+/* Where a caller may not wait for the disk (an event loop), a handle is resolved only
+ * from the node cache and a name only from the kernel's name cache: -EAGAIN otherwise,
+ * and the call runs again where it may block. A forged handle is refused all the same. */
+static void test_nowait_from_caches_only(void)
+{
+	struct vfs_fh fh, fh2, bad;
+	struct vfs_attr a, da;
+	struct vfs_node *n = NULL;
+	struct fx f;
+	char name[64];
+	bool dv;
+
+	fx_setup(&f);
+	fh = fx_create(&f, &fx_root_ctx, "k");
+	fx_close(&f);
+	fx_open(&f); /* a restart: the node cache is empty */
+	CHECK_EQ(vfs_node_get(f.ve, fh.data, fh.len, true, &n), -EAGAIN);
+	bad = fh;
+	bad.data[bad.len - 1] ^= 1;
+	CHECK_EQ(vfs_node_get(f.ve, bad.data, bad.len, true, &n), -VFS_EBADHANDLE);
+	CHECK_EQ(vfs_node_get(f.ve, fh.data, fh.len, false, &n), 0);
+	vfs_node_put(n);
+	n = NULL;
+	CHECK_EQ(vfs_node_get(f.ve, fh.data, fh.len, true, &n), 0);
+	vfs_node_put(n);
+
+	snprintf(name, sizeof(name), "never-seen-%d", (int)getpid());
+	CHECK_EQ(vfs_lookup(&fx_root_ctx, f.root, name, true, &fh2, &a, &da, &dv), -EAGAIN);
+	CHECK_EQ(vfs_lookup(&fx_root_ctx, f.root, name, false, &fh2, &a, &da, &dv), -ENOENT);
+	CHECK_EQ(vfs_lookup(&fx_root_ctx, f.root, name, true, &fh2, &a, &da, &dv), -ENOENT);
+	CHECK_EQ(vfs_lookup(&fx_root_ctx, f.root, "k", true, &fh2, &a, &da, &dv), 0);
+	CHECK_EQ(fh2.len, fh.len);
+	CHECK(memcmp(fh2.data, fh.data, fh.len) == 0);
+	CHECK_EQ(a.type, VFS_REG);
+	CHECK_EQ(vfs_lookup(&fx_root_ctx, f.root, "..", true, &fh2, &a, &da, &dv), 0);
+	CHECK(fh2.len == f.root_fh.len && memcmp(fh2.data, f.root_fh.data, fh2.len) == 0);
+	fx_teardown(&f);
+}
+
 TESTS(test_export_root, test_export_open_errors, test_handle_survives_restart,
       test_write_verf_changes, test_forged_handles, test_outside_dir_refused, test_removed_is_stale,
-      test_cache_bounded, test_cache_budget_shared);
+      test_cache_bounded, test_cache_budget_shared, test_nowait_from_caches_only);

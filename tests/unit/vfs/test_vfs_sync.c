@@ -434,7 +434,7 @@ static void test_reading_syncs_nothing(void)
 	fh = fx_create(&f, &fx_root_ctx, "a");
 	n = fx_node(&f, &fh);
 	forget_syncs();
-	CHECK_EQ(vfs_lookup(&fx_root_ctx, f.root, "a", &fh2, &a, &da, &dv), 0);
+	CHECK_EQ(vfs_lookup(&fx_root_ctx, f.root, "a", false, &fh2, &a, &da, &dv), 0);
 	CHECK_EQ(vfs_getattr(n, &a), 0);
 	CHECK_EQ(vfs_read(&fx_root_ctx, n, 0, sizeof(buf), false, buf, &got, &eof, &a), 0);
 	CHECK_EQ(nsynced, 0);

@@ -37,7 +37,7 @@ static inline void fx_open(struct fx *f)
 	CHECK_EQ(vfs_init(f->state), 0);
 	CHECK_EQ(vfs_export_open(f->exp, FX_EXPORT_ID, &f->ve), 0);
 	CHECK_EQ(vfs_export_root(f->ve, &f->root_fh), 0);
-	CHECK_EQ(vfs_node_get(f->ve, f->root_fh.data, f->root_fh.len, &f->root), 0);
+	CHECK_EQ(vfs_node_get(f->ve, f->root_fh.data, f->root_fh.len, false, &f->root), 0);
 }
 
 static inline void fx_close(struct fx *f)
@@ -82,7 +82,7 @@ static inline struct vfs_node *fx_node(struct fx *f, const struct vfs_fh *fh)
 {
 	struct vfs_node *n = NULL;
 
-	CHECK_EQ(vfs_node_get(f->ve, fh->data, fh->len, &n), 0);
+	CHECK_EQ(vfs_node_get(f->ve, fh->data, fh->len, false, &n), 0);
 	return n;
 }
 

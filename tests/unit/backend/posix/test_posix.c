@@ -133,6 +133,46 @@ static void test_resolve_stays_inside(void)
 	CHECK_EQ(rmdir(dir), 0);
 }
 
+/* resolve_cached() answers only from the dentry cache: a name never looked up (no
+ * entry, not even a negative one) is -EAGAIN, not -ENOENT; once a real lookup has found
+ * it missing the cache knows, and a name just made is cached. Same limits as resolve(). */
+static void test_resolve_cached_only(void)
+{
+	char dir[] = "/var/tmp/shoal-posix-XXXXXX";
+	char name[64];
+	struct stat st;
+	int dfd, fd, mfd, rfd;
+
+	CHECK(mkdtemp(dir) != NULL);
+	CHECK_EQ(be->set_identity(NULL), 0);
+	CHECK_EQ(be->root_open(dir, &mfd, &rfd), 0);
+	dfd = rfd;
+	snprintf(name, sizeof(name), "never-seen-%d", (int)getpid());
+	CHECK_EQ(be->resolve_cached(dfd, name), -EAGAIN);
+	CHECK_EQ(be->resolve(dfd, name), -ENOENT);
+	CHECK_EQ(be->resolve_cached(dfd, name), -ENOENT);
+	fd = be->create(dfd, name, 0644, true);
+	CHECK(fd >= 0);
+	be->close(fd);
+	fd = be->resolve_cached(dfd, name);
+	CHECK(fd >= 0);
+	CHECK_EQ(be->stat(fd, &st), 0);
+	CHECK(S_ISREG(st.st_mode));
+	be->close(fd);
+	CHECK_EQ(be->symlink(dfd, "l", "/etc"), 0);
+	fd = be->resolve_cached(dfd, "l");
+	CHECK(fd >= 0);
+	CHECK_EQ(be->stat(fd, &st), 0);
+	CHECK(S_ISLNK(st.st_mode)); /* not followed */
+	be->close(fd);
+	CHECK(be->resolve_cached(dfd, "l/passwd") < 0);
+	CHECK_EQ(be->unlink(dfd, "l", false), 0);
+	CHECK_EQ(be->unlink(dfd, name, false), 0);
+	be->close(rfd);
+	be->close(mfd);
+	CHECK_EQ(rmdir(dir), 0);
+}
+
 /* Linux's syncfs flushes the disk's cache before it writes the last metadata blocks of
  * ext2 or ext4 without a journal: the back end's syncfs must flush once more after it,
  * through an fsync of the same file system, of an inode marked dirty by a chown first
@@ -196,5 +236,5 @@ static void test_sync_written_marks_then_syncs(void)
 	CHECK_EQ(unlink(path), 0);
 }
 
-TESTS(test_identity_cached, test_resolve_stays_inside, test_syncfs_ends_with_flush,
-      test_sync_written_marks_then_syncs);
+TESTS(test_identity_cached, test_resolve_stays_inside, test_resolve_cached_only,
+      test_syncfs_ends_with_flush, test_sync_written_marks_then_syncs);
