@@ -38,8 +38,8 @@ struct nfs3_obj {
  * o->node referenced (release both with nfs3_obj_put()), or a negative errno with
  * nothing held: -VFS_EBADHANDLE (not our handle), -ESTALE (export gone or object
  * gone), -EACCES (the export refuses this client), or another vfs error. On an event
- * loop (!req->may_block) a handle not in the node cache is not opened: -EAGAIN, with
- * req->retry_blocking set so that the call runs again in its pool.
+ * loop (!req->may_block), a handle not in the node cache may be refused (vfs_node_get()
+ * with nowait): -EAGAIN, with req->retry_blocking set so the call runs again in its pool.
  */
 int nfs3_obj_get(struct rpc_req *req, const struct nfs3_fh *fh, struct nfs3_obj *o);
 /*

@@ -199,9 +199,10 @@ int vfs_fh_export_id(const uint8_t *fh, size_t len, uint32_t *export_id);
 /*
  * Resolve a handle. Returns 0 with *out referenced (release with vfs_node_put()),
  * -VFS_EBADHANDLE (malformed, forged, or of another export), -ESTALE (the object is
- * gone), or another negative errno. With @nowait (a caller that may not wait for the
- * disk), a valid handle the node cache does not hold answers -EAGAIN: opening it may
- * read the inode, and a directory's parents, from the disk.
+ * gone), or another negative errno. With @nowait (a caller that should not wait for
+ * the disk), a valid handle the node cache does not hold answers -EAGAIN while this
+ * thread is cold (vfs_nowait.c: a recent open of its own waited for the disk); else it
+ * is opened here, which may read the inode, and a directory's parents, from the disk.
  */
 int vfs_node_get(struct vfs_export *ve, const uint8_t *fh, size_t len, bool nowait,
 		 struct vfs_node **out);
@@ -231,8 +232,9 @@ int vfs_setattr(const struct vfs_ctx *ctx, struct vfs_node *node, const struct v
  * Look @name up in directory @dir. "." and ".." are allowed; ".." of the export root
  * is the root itself. On success fills *fh and *attr. @dir_attr (may be NULL) gets the
  * directory's attributes, with *dir_attr_valid telling whether it could be read. With
- * @nowait, only a name the kernel's name cache holds (found or known missing): -EAGAIN
- * where the lookup would read the directory from the disk.
+ * @nowait, while this thread is cold (see vfs_node_get()), only a name the kernel's
+ * name cache holds (found or known missing): -EAGAIN where the lookup would read the
+ * directory.
  */
 int vfs_lookup(const struct vfs_ctx *ctx, struct vfs_node *dir, const char *name, bool nowait,
 	       struct vfs_fh *fh, struct vfs_attr *attr, struct vfs_attr *dir_attr,

@@ -329,12 +329,51 @@ struct vfs_node *vfs_node_find(struct vfs_export *ve, const uint8_t *fh, size_t 
 	return n;
 }
 
+/* Open the object of checked handle @bk as the server, with its attributes in *st:
+ * a descriptor, or a negative errno (-ESTALE for an object gone). */
+static int open_handle(struct vfs_export *ve, const struct bk_fh *bk, struct stat *st)
+{
+	int fd, err;
+
+	/* open_by_handle_at() needs CAP_DAC_READ_SEARCH, which only fsuid 0 keeps. */
+	err = vfs_become_server(ve);
+	if (err)
+		return err;
+	fd = ve->be->open_fh(ve->mount_fd, bk);
+	if (out_of_fds(fd)) {
+		cache_shrink(ve);
+		fd = ve->be->open_fh(ve->mount_fd, bk);
+	}
+	/*
+	 * A handle of a file being deleted at this very moment can make the kernel answer
+	 * ENOMEM instead of ESTALE (the inode is being freed while it is looked up);
+	 * asking again after the deletion has finished gives the real answer.
+	 */
+	for (int tries = 0; fd == -ENOMEM && tries < 3; tries++) {
+		sched_yield();
+		fd = ve->be->open_fh(ve->mount_fd, bk);
+	}
+	if (fd < 0)
+		return fd == -ENOENT ? -ESTALE : fd;
+	err = ve->be->stat(fd, st);
+	if (!err && st->st_nlink == 0)
+		err = -ESTALE;
+	if (!err && S_ISDIR(st->st_mode))
+		err = vfs_dir_beneath(ve, fd);
+	if (err) {
+		ve->be->close(fd);
+		return err;
+	}
+	return fd;
+}
+
 int vfs_node_get(struct vfs_export *ve, const uint8_t *fh, size_t len, bool nowait,
 		 struct vfs_node **out)
 {
 	struct vfs_fh vfh;
 	struct bk_fh bk;
 	struct stat st;
+	struct vfs_nowait_mark mark;
 	struct vfs_node *n;
 	int fd, err;
 
@@ -352,37 +391,14 @@ int vfs_node_get(struct vfs_export *ve, const uint8_t *fh, size_t len, bool nowa
 	err = vfs_fh_check(ve, fh, len, &bk);
 	if (err)
 		return err;
-	if (nowait) /* a forged handle was refused above, where it costs no hand-off */
+	/* A forged handle was refused above, where it costs no hand-off. */
+	if (nowait && vfs_nowait_cold())
 		return -EAGAIN;
-	/* open_by_handle_at() needs CAP_DAC_READ_SEARCH, which only fsuid 0 keeps. */
-	err = vfs_become_server(ve);
-	if (err)
-		return err;
-	fd = ve->be->open_fh(ve->mount_fd, &bk);
-	if (out_of_fds(fd)) {
-		cache_shrink(ve);
-		fd = ve->be->open_fh(ve->mount_fd, &bk);
-	}
-	/*
-	 * A handle of a file being deleted at this very moment can make the kernel answer
-	 * ENOMEM instead of ESTALE (the inode is being freed while it is looked up);
-	 * asking again after the deletion has finished gives the real answer.
-	 */
-	for (int tries = 0; fd == -ENOMEM && tries < 3; tries++) {
-		sched_yield();
-		fd = ve->be->open_fh(ve->mount_fd, &bk);
-	}
+	vfs_nowait_start(nowait, &mark);
+	fd = open_handle(ve, &bk, &st);
+	vfs_nowait_end(&mark);
 	if (fd < 0)
-		return fd == -ENOENT ? -ESTALE : fd;
-	err = ve->be->stat(fd, &st);
-	if (!err && st.st_nlink == 0)
-		err = -ESTALE;
-	if (!err && S_ISDIR(st.st_mode))
-		err = vfs_dir_beneath(ve, fd);
-	if (err) {
-		ve->be->close(fd);
-		return err;
-	}
+		return fd;
 	vfh.len = (uint8_t)len;
 	memcpy(vfh.data, fh, len);
 	return insert(ve, &vfh, fd, st.st_mode & S_IFMT, out);

@@ -34,6 +34,23 @@
 extern unsigned vfs_cache_shard_max;
 extern unsigned vfs_cache_shard_fds;
 
+/*
+ * Metadata opens on a thread that should not wait for the disk (vfs_nowait.c).
+ * vfs_nowait_cold(): a recent open of this thread slept, so misses go elsewhere.
+ * vfs_nowait_start(nowait, &mark) before an open, vfs_nowait_end(&mark) after it.
+ * vfs_nowait_always_slept: count every open as one that slept (tests);
+ * vfs_nowait_reset(): the calling thread is warm again (tests).
+ */
+extern bool vfs_nowait_always_slept;
+struct vfs_nowait_mark {
+	bool on;
+	long long ns, sw;
+};
+bool vfs_nowait_cold(void);
+void vfs_nowait_start(bool nowait, struct vfs_nowait_mark *m);
+void vfs_nowait_end(const struct vfs_nowait_mark *m);
+void vfs_nowait_reset(void);
+
 struct vfs_node_shard;
 
 struct vfs_export {

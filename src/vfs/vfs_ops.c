@@ -206,20 +206,24 @@ int vfs_lookup(const struct vfs_ctx *ctx, struct vfs_node *dir, const char *name
 	err = vfs_become(dir->ve, ctx);
 	if (err)
 		goto out;
-	if (nowait && strcmp(name, "..") != 0) {
+	if (nowait && vfs_nowait_cold() && strcmp(name, "..") != 0) {
 		/*
-		 * Only from the kernel's name cache. Not lookup_cached(): its walk would read
-		 * a directory block the cache lacks, holding up the caller's event loop. ".."
-		 * needs no disk: a directory's cached name pins its parents' names.
+		 * This thread's opens have waited for the disk lately (vfs_nowait.c): only from the
+		 * kernel's name cache, as lookup_cached()'s walk would read a directory block
+		 * the cache lacks. ".." needs no disk: a cached name pins its parents' names.
 		 */
 		fd = dir->ve->be->resolve_cached(dir->fd, name);
 	} else {
-		if (strcmp(name, "..") != 0) {
+		struct vfs_nowait_mark mark;
+
+		vfs_nowait_start(nowait, &mark);
+		err = LOOKUP_UNCACHED;
+		if (strcmp(name, "..") != 0)
 			err = lookup_cached(dir, name, fh, attr);
-			if (err != LOOKUP_UNCACHED)
-				goto out;
-		}
-		fd = lookup_fd(dir, name);
+		fd = err == LOOKUP_UNCACHED ? lookup_fd(dir, name) : 0;
+		vfs_nowait_end(&mark);
+		if (err != LOOKUP_UNCACHED)
+			goto out;
 	}
 	if (fd < 0) {
 		err = fd;

@@ -262,45 +262,66 @@ static void test_cache_budget_shared(void)
 	fx_teardown(&f);
 }
 
-/* Where a caller may not wait for the disk (an event loop), a handle is resolved only
- * from the node cache and a name only from the kernel's name cache: -EAGAIN otherwise,
- * and the call runs again where it may block. A forged handle is refused all the same. */
-static void test_nowait_from_caches_only(void)
+/*
+ * Where a caller should not wait for the disk (an event loop), a handle miss or a name
+ * lookup is done in place, watched (vfs_nowait.c); once one slept, the thread is
+ * cold for a while: a handle the node cache lacks answers -EAGAIN (the call runs again
+ * in a pool) and a name is looked up only from the kernel's name cache. A forged handle
+ * is refused all the same, and a blocking caller is never refused.
+ */
+static void test_nowait_misses(void)
 {
-	struct vfs_fh fh, fh2, bad;
+	struct vfs_fh fh, fh_b, fh_c, fh2, bad;
 	struct vfs_attr a, da;
 	struct vfs_node *n = NULL;
 	struct fx f;
-	char name[64];
+	char name[64], name2[64];
 	bool dv;
 
 	fx_setup(&f);
 	fh = fx_create(&f, &fx_root_ctx, "k");
+	fh_b = fx_create(&f, &fx_root_ctx, "k2");
+	fh_c = fx_create(&f, &fx_root_ctx, "k3");
 	fx_close(&f);
 	fx_open(&f); /* a restart: the node cache is empty */
-	CHECK_EQ(vfs_node_get(f.ve, fh.data, fh.len, true, &n), -EAGAIN);
-	bad = fh;
-	bad.data[bad.len - 1] ^= 1;
-	CHECK_EQ(vfs_node_get(f.ve, bad.data, bad.len, true, &n), -VFS_EBADHANDLE);
-	CHECK_EQ(vfs_node_get(f.ve, fh.data, fh.len, false, &n), 0);
-	vfs_node_put(n);
-	n = NULL;
+
+	/* Warm: misses are served in place. */
+	vfs_nowait_reset();
 	CHECK_EQ(vfs_node_get(f.ve, fh.data, fh.len, true, &n), 0);
 	vfs_node_put(n);
-
 	snprintf(name, sizeof(name), "never-seen-%d", (int)getpid());
-	CHECK_EQ(vfs_lookup(&fx_root_ctx, f.root, name, true, &fh2, &a, &da, &dv), -EAGAIN);
-	CHECK_EQ(vfs_lookup(&fx_root_ctx, f.root, name, false, &fh2, &a, &da, &dv), -ENOENT);
+	CHECK_EQ(vfs_lookup(&fx_root_ctx, f.root, name, true, &fh2, &a, &da, &dv), -ENOENT);
+
+	/* One miss that slept (every one does, now) makes the thread cold... */
+	vfs_nowait_always_slept = true;
+	CHECK_EQ(vfs_node_get(f.ve, fh_b.data, fh_b.len, true, &n), 0); /* done; it slept */
+	vfs_node_put(n);
+	CHECK_EQ(vfs_node_get(f.ve, fh_c.data, fh_c.len, true, &n), -EAGAIN);
+	bad = fh_c;
+	bad.data[bad.len - 1] ^= 1;
+	CHECK_EQ(vfs_node_get(f.ve, bad.data, bad.len, true, &n), -VFS_EBADHANDLE);
+	CHECK_EQ(vfs_node_get(f.ve, fh.data, fh.len, true, &n), 0); /* cached: served */
+	vfs_node_put(n);
+	/* ...and names come from the kernel's name cache only: known, known missing, or
+	 * never seen (which would read the directory). */
+	snprintf(name2, sizeof(name2), "never-seen-2-%d", (int)getpid());
+	CHECK_EQ(vfs_lookup(&fx_root_ctx, f.root, name2, true, &fh2, &a, &da, &dv), -EAGAIN);
 	CHECK_EQ(vfs_lookup(&fx_root_ctx, f.root, name, true, &fh2, &a, &da, &dv), -ENOENT);
 	CHECK_EQ(vfs_lookup(&fx_root_ctx, f.root, "k", true, &fh2, &a, &da, &dv), 0);
-	CHECK_EQ(fh2.len, fh.len);
-	CHECK(memcmp(fh2.data, fh.data, fh.len) == 0);
+	CHECK(fh2.len == fh.len && memcmp(fh2.data, fh.data, fh.len) == 0);
 	CHECK_EQ(a.type, VFS_REG);
 	CHECK_EQ(vfs_lookup(&fx_root_ctx, f.root, "..", true, &fh2, &a, &da, &dv), 0);
 	CHECK(fh2.len == f.root_fh.len && memcmp(fh2.data, f.root_fh.data, fh2.len) == 0);
+	/* A caller that may block is never refused. */
+	CHECK_EQ(vfs_node_get(f.ve, fh_c.data, fh_c.len, false, &n), 0);
+	vfs_node_put(n);
+	CHECK_EQ(vfs_lookup(&fx_root_ctx, f.root, name2, false, &fh2, &a, &da, &dv), -ENOENT);
+
+	vfs_nowait_always_slept = false;
+	vfs_nowait_reset();
 	fx_teardown(&f);
 }
 
 TESTS(test_export_root, test_export_open_errors, test_handle_survives_restart,
       test_write_verf_changes, test_forged_handles, test_outside_dir_refused, test_removed_is_stale,
-      test_cache_bounded, test_cache_budget_shared, test_nowait_from_caches_only);
+      test_cache_bounded, test_cache_budget_shared, test_nowait_misses);
