@@ -240,7 +240,14 @@ enum rpc_step rpc_call_begin(struct rpc_req *req, struct drc *drc, const uint8_t
 	if (proc->decode && !proc->decode(&c, pv->args))
 		return rpc_fail(req, RPC_GARBAGE_ARGS);
 	pv->t0_ns = rpc_now_ns();
-	pv->pool = proc->pool_if ? proc->pool_if(pv->args) : proc->pool;
+	/* A procedure that never blocks by design never waits for a flush either: when one
+	 * call of it asks to run where it may block (retry_blocking), that is RPC_POOL_READ. */
+	if (proc->pool_if)
+		pv->pool = proc->pool_if(pv->args);
+	else if (proc->blocking || proc->blocking_if)
+		pv->pool = proc->pool;
+	else
+		pv->pool = RPC_POOL_READ;
 	/* A call that waits for its reply's memory is decoded, not started: with a cached
 	 * reply pending it could not simply be dropped, so only idempotent ones wait. */
 	pv->reply_bytes =

@@ -88,8 +88,9 @@ struct rpc_proc {
 	bool blocking;
 	/* Optional: decided per call from the decoded arguments (overrides @blocking). */
 	bool (*blocking_if)(const void *args);
-	/* Where a blocking call runs (default RPC_POOL_SYNC), and an inline one that
-	 * asked to run again where it may block (rpc_req.retry_blocking). */
+	/* Where a blocking call runs (default RPC_POOL_SYNC), and one of its inline calls
+	 * that asks to run again where it may block (rpc_req.retry_blocking). A procedure
+	 * that is never blocking retries in RPC_POOL_READ. */
 	enum rpc_pool pool;
 	/* Optional: the pool decided per call from the decoded arguments (overrides @pool). */
 	enum rpc_pool (*pool_if)(const void *args);
