@@ -107,7 +107,8 @@ struct backend_ops {
 
 	/* As resolve(), but only from the kernel's name cache, for a caller that may not
 	 * wait for the disk: -EAGAIN where the lookup would read a directory (or revalidate
-	 * a name). A name the cache knows to be missing answers -ENOENT. */
+	 * a name), and always before Linux 5.12, which cannot tell. A name the cache knows
+	 * to be missing answers -ENOENT. */
 	int (*resolve_cached)(int dirfd, const char *name);
 };
 

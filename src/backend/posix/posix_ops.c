@@ -131,10 +131,14 @@ static int posix_resolve(int dirfd, const char *name)
 	return resolve_how(dirfd, name, 0);
 }
 
-/* RESOLVE_CACHED (Linux 5.12): the walk must complete from the dentry cache. */
+/* RESOLVE_CACHED: the walk must complete from the dentry cache. A kernel before 5.12
+ * does not know the flag (EINVAL): then no walk is known to need no disk (-EAGAIN), and
+ * the caller's full walk gives the real answer. */
 static int posix_resolve_cached(int dirfd, const char *name)
 {
-	return resolve_how(dirfd, name, RESOLVE_CACHED);
+	int fd = resolve_how(dirfd, name, RESOLVE_CACHED);
+
+	return fd == -EINVAL ? -EAGAIN : fd;
 }
 
 static int posix_parent(int dirfd)
