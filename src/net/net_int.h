@@ -211,6 +211,7 @@ struct net_pool {
 	pthread_t *thr;
 	unsigned nthr;
 	unsigned started;
+	_Atomic uint64_t grouped; /* calls run in a group after its first (rpc_proc.gathers) */
 };
 
 struct net_server {

@@ -8,7 +8,9 @@
  * woken to send it. The request then goes back to its owning loop on a lock-free
  * completion stack; the loop's eventfd is written only when the loop must act (see
  * net_complete()), once per burst. Pool threads are batch threads: waking one does not
- * take the CPU from an event loop.
+ * take the CPU from an event loop. A thread that takes a call whose procedure gathers
+ * (stable WRITEs of one file) takes the queued calls it gathers too and runs them as
+ * one group, which then shares one sync.
  */
 #include "net/net_int.h"
 
@@ -42,6 +44,74 @@ static void net_complete(struct net_req *r)
 		abort(); /* an eventfd write fails only if the fd is gone: our bug */
 }
 
+/* The most calls a pool thread runs as one group (rpc_proc.gathers), and how far into
+ * its queue it looks for them. */
+#define POOL_GROUP_MAX	16
+#define POOL_GROUP_SCAN 64
+
+/*
+ * Move from @p's queue (locked) into @grp[n..) the calls that may run in one group with
+ * @grp[0]: those among the first POOL_GROUP_SCAN queued, in their order. Returns the
+ * group's new size.
+ */
+static unsigned pool_gather(struct net_pool *p, struct net_req **grp, unsigned n)
+{
+	struct net_req *prev = NULL, *q = p->head, *next;
+
+	for (unsigned seen = 0; q && n < POOL_GROUP_MAX && seen < POOL_GROUP_SCAN;
+	     seen++, q = next) {
+		next = q->next;
+		if (!rpc_call_gathers(&grp[0]->req, &q->req)) {
+			prev = q;
+			continue;
+		}
+		if (prev)
+			prev->next = next;
+		else
+			p->head = next;
+		if (p->tail == q)
+			p->tail = prev;
+		grp[n++] = q;
+	}
+	return n;
+}
+
+/* Answer @r, run: its reply to the socket if it can go now, @r back to its loop. */
+static void pool_finish(struct net_req *r)
+{
+	rpc_call_end(&r->req);
+	net_req_reply_direct(r);
+	net_complete(r);
+}
+
+/*
+ * Run @grp[0..n), calls that gather, as one group. The calls that came to gather with
+ * them while they ran (the rest of a client's large write, sent a moment after its
+ * first part) join before their shared step.
+ */
+static void pool_run_group(struct net_pool *p, struct net_req **grp, unsigned n)
+{
+	struct rpc_req *reqs[POOL_GROUP_MAX];
+	unsigned i = 0;
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (; i < n; i++) {
+			grp[i]->req.may_block = true;
+			reqs[i] = &grp[i]->req;
+			rpc_call_run_gathered(reqs[i]);
+		}
+		if (pass == 0) {
+			pthread_mutex_lock(&p->lock);
+			n = pool_gather(p, grp, n);
+			pthread_mutex_unlock(&p->lock);
+		}
+	}
+	atomic_fetch_add_explicit(&p->grouped, n - 1, memory_order_relaxed);
+	rpc_call_end_group(reqs, n);
+	for (i = 0; i < n; i++)
+		pool_finish(grp[i]);
+}
+
 /*
  * A pool thread is a batch thread (SCHED_BATCH): its wake-ups (a job queued, its I/O
  * done) do not preempt the thread that is running, often an event loop with replies to
@@ -61,7 +131,9 @@ static void pool_thread_batch(void)
 static void *net_pool_main(void *arg)
 {
 	struct net_pool *p = arg;
-	struct net_req *r;
+	struct net_req *r, *grp[POOL_GROUP_MAX];
+	bool group = false;
+	unsigned n = 0;
 
 	pool_thread_batch();
 	for (;;) {
@@ -73,15 +145,20 @@ static void *net_pool_main(void *arg)
 			p->head = r->next;
 			if (!p->head)
 				p->tail = NULL;
+			grp[0] = r;
+			group = rpc_call_gathering(&r->req);
+			n = group ? pool_gather(p, grp, 1) : 1;
 		}
 		pthread_mutex_unlock(&p->lock);
 		if (!r)
 			return NULL; /* stopping and the queue is empty */
+		if (group) {
+			pool_run_group(p, grp, n);
+			continue;
+		}
 		r->req.may_block = true;
 		rpc_call_run(&r->req);
-		rpc_call_end(&r->req);
-		net_req_reply_direct(r);
-		net_complete(r);
+		pool_finish(r);
 	}
 }
 

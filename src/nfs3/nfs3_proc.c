@@ -4,9 +4,9 @@
  * Each procedure turns decoded arguments into vfs calls and fills a result struct.
  * The wire format lives in nfs3_xdr.c; errno is translated only by nfs3_status().
  * This file holds the helpers every procedure shares (handle resolution, names,
- * attribute conversion), the procedures that read or write one object, the file
- * system queries, and the table; the directory-changing procedures and READDIR live
- * in nfs3_proc_dir.c.
+ * attribute conversion), the procedures that read one object or change its
+ * attributes, the file system queries, and the table; WRITE and COMMIT live in
+ * nfs3_proc_write.c, the directory-changing procedures and READDIR in nfs3_proc_dir.c.
  *
  * Weak cache consistency: wherever a result carries attributes in its failure arm
  * (RFC 1813 sections 3.3.1-3.3.21), they are filled on failure too, fetched with a
@@ -24,8 +24,6 @@
 /* A READ larger than this would hold the loop while it is copied: run it in the pool.
  * Smaller ones run on the loop as long as the page cache holds their data. */
 #define NFS3_READ_INLINE_MAX (64 * 1024)
-/* An UNSTABLE WRITE larger than this runs in the pool too (nfs3_write_blocks()). */
-#define NFS3_WRITE_INLINE_MAX (64 * 1024)
 
 /* ---- shared helpers (declared in nfs3_proc.h) ---- */
 
@@ -231,13 +229,9 @@ void nfs3_fh_from_vfs(struct nfs3_fh *out, const struct vfs_fh *fh)
 	memcpy(out->data, fh->data, fh->len);
 }
 
-/*
- * READ and WRITE of something that is not a regular file: knfsd's nfsd_mode_check()
- * answers NFS3ERR_ISDIR for a directory and NFS3ERR_INVAL for a symlink, whatever
- * errno the back-end produced (a symlink opened with O_NOFOLLOW gives ELOOP, which
- * nfs3_status() maps for the directory case).
- */
-static enum nfsstat3 nfs3_rw_status(const struct nfs3_post_op_attr *p, enum nfsstat3 st)
+/* READ and WRITE of something that is not a regular file: knfsd's nfsd_mode_check()
+ * answers as nfs3_proc.h says, whatever errno the back-end produced. */
+enum nfsstat3 nfs3_rw_status(const struct nfs3_post_op_attr *p, enum nfsstat3 st)
 {
 	if (st == NFS3_OK || !p->present)
 		return st;
@@ -455,65 +449,6 @@ out:
 	res->status = nfs3_rw_status(&res->attr, nfs3_status(err));
 }
 
-/*
- * WRITE (3.3.7): file_wcc in both arms. The payload is handed to the vfs as the view
- * into the request buffer (zero copy). The verifier lets the client detect a server
- * restart between an UNSTABLE write and its COMMIT.
- */
-static void nfs3_write(struct rpc_req *req, const void *argp, void *resp)
-{
-	const struct nfs3_write_args *args = argp;
-	struct nfs3_write_res *res = resp;
-	enum vfs_stable committed = VFS_FILE_SYNC;
-	struct vfs_wcc wcc = {0};
-	uint32_t written = 0;
-	struct nfs3_obj o;
-	uint32_t count;
-	int err;
-
-	err = nfs3_obj_get(req, &args->fh, &o);
-	if (err)
-		goto out;
-	/* The codec already insists on count == data length; this guards the view. */
-	if (args->count > args->data.len || args->stable > NFS3_FILE_SYNC) {
-		err = -EINVAL;
-	} else {
-		count = args->count < NFS3_MAXDATA ? args->count : NFS3_MAXDATA;
-		err = vfs_write(&o.ctx, o.node, args->offset, args->data.data, count,
-				(enum vfs_stable)args->stable, &written, &committed, &wcc);
-	}
-	nfs3_wcc_from_vfs(&res->wcc, &wcc, o.node);
-	if (!err) {
-		res->count = written;
-		res->committed = (uint32_t)committed;
-		vfs_write_verf(res->verf);
-	}
-	nfs3_obj_put(&o);
-out:
-	res->status = nfs3_rw_status(&res->wcc.post, nfs3_status(err));
-}
-
-/* COMMIT (3.3.21): file_wcc in both arms, the write verifier in resok. */
-static void nfs3_commit(struct rpc_req *req, const void *argp, void *resp)
-{
-	const struct nfs3_commit_args *args = argp;
-	struct nfs3_commit_res *res = resp;
-	struct vfs_wcc wcc = {0};
-	struct nfs3_obj o;
-	int err;
-
-	err = nfs3_obj_get(req, &args->fh, &o);
-	if (err)
-		goto out;
-	err = vfs_commit(&o.ctx, o.node, args->offset, args->count, &wcc);
-	nfs3_wcc_from_vfs(&res->wcc, &wcc, o.node);
-	if (!err)
-		vfs_write_verf(res->verf);
-	nfs3_obj_put(&o);
-out:
-	res->status = nfs3_status(err);
-}
-
 /* ---- file system queries ---- */
 
 /* FSSTAT (3.3.18): obj_attributes in both arms. invarsec 0: the numbers may change. */
@@ -619,23 +554,6 @@ out:
 
 /* ---- the program table ---- */
 
-/* A stable WRITE waits for an fsync; a large UNSTABLE one holds the loop while it is
- * copied, and the kernel may hold it longer to throttle dirty pages. */
-static bool nfs3_write_blocks(const void *argp)
-{
-	const struct nfs3_write_args *args = argp;
-
-	return args->stable != NFS3_UNSTABLE || args->data.len > NFS3_WRITE_INLINE_MAX;
-}
-
-/* ...in the pool of fsyncs if stable, else in the one that never waits for a flush. */
-static enum rpc_pool nfs3_write_pool(const void *argp)
-{
-	const struct nfs3_write_args *args = argp;
-
-	return args->stable != NFS3_UNSTABLE ? RPC_POOL_SYNC : RPC_POOL_READ;
-}
-
 /* A large READ runs in the pool; small ones on the loop, unless not cached (nfs3_read). */
 static bool nfs3_read_blocks(const void *argp)
 {
@@ -714,8 +632,9 @@ static const struct rpc_proc nfs3_procs[NFS3_NPROCS] = {
 		  .blocking_if = nfs3_read_blocks, .pool = RPC_POOL_READ,
 		  .reply_size = nfs3_read_reply_size),
 	NFS3_PROC(NFS3PROC_WRITE, "WRITE", nfs3_dec_write_args, nfs3_write, nfs3_enc_write_res,
-		  struct nfs3_write_args, struct nfs3_write_res, .drc = RPC_DRC_REPLY,
-		  .blocking_if = nfs3_write_blocks, .pool_if = nfs3_write_pool),
+		  struct nfs3_write_args, struct nfs3_write_out, .drc = RPC_DRC_REPLY,
+		  .blocking_if = nfs3_write_blocks, .pool_if = nfs3_write_pool,
+		  .gathers = nfs3_write_gathers, .gather_end = nfs3_write_gather_end),
 	NFS3_PROC(NFS3PROC_CREATE, "CREATE", nfs3_dec_create_args, nfs3_create, nfs3_enc_diropres,
 		  struct nfs3_create_args, struct nfs3_diropres, .drc = RPC_DRC_REPLY,
 		  .blocking = true),

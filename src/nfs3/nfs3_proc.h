@@ -1,5 +1,6 @@
 /*
- * nfs3_proc.h - private to the NFSv3 procedures (nfs3_proc.c, nfs3_proc_dir.c).
+ * nfs3_proc.h - private to the NFSv3 procedures (nfs3_proc.c, nfs3_proc_dir.c,
+ * nfs3_proc_write.c).
  *
  * The helpers every procedure shares: resolving a file handle to an export and a vfs
  * node for the caller, checking names, and converting between the vfs's structs and
@@ -84,6 +85,30 @@ void nfs3_wcc_from_vfs(struct nfs3_wcc_data *out, const struct vfs_wcc *w, struc
 int nfs3_sattr_to_vfs(struct vfs_sattr *out, const struct nfs3_sattr *in);
 /* Copy a handle minted by the vfs into its wire form. */
 void nfs3_fh_from_vfs(struct nfs3_fh *out, const struct vfs_fh *fh);
+
+/*
+ * The status of a failed READ or WRITE of an object whose post-op attributes are @p:
+ * NFS3ERR_ISDIR for a directory and NFS3ERR_INVAL for a symlink, as knfsd's
+ * nfsd_mode_check() answers (a symlink opened with O_NOFOLLOW gives ELOOP, which
+ * nfs3_status() maps for the directory case); @st otherwise.
+ */
+enum nfsstat3 nfs3_rw_status(const struct nfs3_post_op_attr *p, enum nfsstat3 st);
+
+/* WRITE's result, and what a WRITE run in a group (rpc_req.gathered) keeps for the
+ * group's sync: its file, held until then. */
+struct nfs3_write_out {
+	struct nfs3_write_res res; /* first: what nfs3_enc_write_res() encodes */
+	struct nfs3_obj o;
+	bool synced;
+};
+
+/* WRITE and COMMIT, and WRITE's policy for the table (nfs3_proc_write.c). */
+void nfs3_write(struct rpc_req *req, const void *argp, void *resp);
+void nfs3_commit(struct rpc_req *req, const void *argp, void *resp);
+bool nfs3_write_blocks(const void *argp);
+enum rpc_pool nfs3_write_pool(const void *argp);
+bool nfs3_write_gathers(const void *argp, const void *otherp);
+void nfs3_write_gather_end(struct rpc_req *const *reqs, unsigned n);
 
 /* Procedures defined in nfs3_proc_dir.c and listed in the table of nfs3_proc.c. */
 void nfs3_create(struct rpc_req *req, const void *argp, void *resp);

@@ -205,6 +205,8 @@ enum rpc_step rpc_call_begin(struct rpc_req *req, struct drc *drc, const uint8_t
 	pv->stat_slot = -1;
 	req->auth_reject = RPC_AUTH_OK;
 	req->retry_blocking = false;
+	req->gathered = false;
+	req->gather_state = NULL;
 	xdr_out_init(&pv->out, rbuf, cap);
 	switch (rpc_dec_call_hdr(call, len, &h, &why)) {
 	case RPC_HDR_DROP:
@@ -262,6 +264,30 @@ void rpc_call_run(struct rpc_req *req)
 	struct rpc_req_priv *pv = req->priv;
 
 	pv->proc->run(req, pv->args, pv->res);
+}
+
+bool rpc_call_gathering(const struct rpc_req *req)
+{
+	return req->priv->proc->gathers != NULL;
+}
+
+bool rpc_call_gathers(const struct rpc_req *a, const struct rpc_req *b)
+{
+	const struct rpc_proc *proc = a->priv->proc;
+
+	return proc->gathers && b->priv->proc == proc &&
+	       proc->gathers(a->priv->args, b->priv->args);
+}
+
+void rpc_call_run_gathered(struct rpc_req *req)
+{
+	req->gathered = true;
+	rpc_call_run(req);
+}
+
+void rpc_call_end_group(struct rpc_req *const *reqs, unsigned n)
+{
+	reqs[0]->priv->proc->gather_end(reqs, n);
 }
 
 bool rpc_call_retry_blocking(struct rpc_req *req)

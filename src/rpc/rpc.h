@@ -98,6 +98,17 @@ struct rpc_proc {
 	 * carry, from the decoded arguments (a READ's count). The transport reserves that
 	 * much of its memory budget before the call runs, and the call waits for it. */
 	uint32_t (*reply_size)(const void *args);
+	/*
+	 * Optional, for blocking procedures: whether a call with arguments @other may run
+	 * in one group with a call with @args, and the step the group then shares. The pool
+	 * thread that takes a call also takes the queued calls it gathers (the first few,
+	 * in arrival order, also those queued while they ran) and runs each with
+	 * rpc_req.gathered set: a handler then leaves the shared step (a stable WRITE's
+	 * sync) to gather_end(), called once for the group, even a group of one, after
+	 * every call of it has run and before any reply is encoded.
+	 */
+	bool (*gathers)(const void *args, const void *other);
+	void (*gather_end)(struct rpc_req *const *reqs, unsigned n);
 };
 
 struct rpc_version {
@@ -139,6 +150,10 @@ struct rpc_req {
 	/* Set by a handler running where it may not block (may_block false) that would
 	 * have to: its results are dropped and it runs again in its blocking pool. */
 	bool retry_blocking;
+	/* Set by the transport: this call runs in a group (rpc_proc.gathers). The handler
+	 * may leave gather_state for its procedure's gather_end(), which clears it. */
+	bool gathered;
+	void *gather_state;
 
 	/* ---- private to the rpc and net layers ---- */
 	struct rpc_req_priv *priv;

@@ -80,6 +80,16 @@ enum rpc_step rpc_call_begin(struct rpc_req *req, struct drc *drc, const uint8_t
 			     uint8_t *rbuf, size_t cap);
 /* Run the procedure of a call for which rpc_call_begin() said RUN or RUN_BLOCKING. */
 void rpc_call_run(struct rpc_req *req);
+/* Whether the procedure of @req may run its calls in groups (rpc_proc.gathers)... */
+bool rpc_call_gathering(const struct rpc_req *req);
+/* ...and whether the blocking call @b may run in one group with @a (rpc_proc.gathers). */
+bool rpc_call_gathers(const struct rpc_req *a, const struct rpc_req *b);
+/* Run the blocking call @req as rpc_call_run() would, as a member of a group: its
+ * handler leaves the group's shared step undone... */
+void rpc_call_run_gathered(struct rpc_req *req);
+/* ...which this does, once every call of the group @reqs[0..n) has run. rpc_call_end()
+ * each after. */
+void rpc_call_end_group(struct rpc_req *const *reqs, unsigned n);
 /* After rpc_call_run() on an event loop: true if the handler asked to run again in its
  * blocking pool (req->retry_blocking), its results then cleared for that run. */
 bool rpc_call_retry_blocking(struct rpc_req *req);

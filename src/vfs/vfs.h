@@ -257,6 +257,18 @@ int vfs_read(const struct vfs_ctx *ctx, struct vfs_node *node, uint64_t offset, 
 int vfs_write(const struct vfs_ctx *ctx, struct vfs_node *node, uint64_t offset, const void *data,
 	      uint32_t len, enum vfs_stable stable, uint32_t *written, enum vfs_stable *committed,
 	      struct vfs_wcc *wcc);
+/*
+ * vfs_write() of a stable write that leaves its sync to a later vfs_write_sync() of
+ * @node, which makes every write of the file before it stable: a group of writes then
+ * shares one sync. *@later says whether the sync was left so (false when the write is
+ * already as stable as asked, as through the stable-write log, or was UNSTABLE, or
+ * failed). *committed is what the write will be once that sync succeeds.
+ */
+int vfs_write_sync_later(const struct vfs_ctx *ctx, struct vfs_node *node, uint64_t offset,
+			 const void *data, uint32_t len, enum vfs_stable stable, uint32_t *written,
+			 enum vfs_stable *committed, struct vfs_wcc *wcc, bool *later);
+/* The sync vfs_write_sync_later() left, as the caller @ctx (one of the writers). */
+int vfs_write_sync(const struct vfs_ctx *ctx, struct vfs_node *node);
 /* Make everything written to [offset, offset+count) stable (count 0: to the end). */
 int vfs_commit(const struct vfs_ctx *ctx, struct vfs_node *node, uint64_t offset, uint32_t count,
 	       struct vfs_wcc *wcc);

@@ -352,9 +352,10 @@ static ssize_t write_marked(struct vfs_node *node, int fd, const void *data, uin
 	return err ? err : r;
 }
 
-int vfs_write(const struct vfs_ctx *ctx, struct vfs_node *node, uint64_t offset, const void *data,
-	      uint32_t len, enum vfs_stable stable, uint32_t *written, enum vfs_stable *committed,
-	      struct vfs_wcc *wcc)
+/* vfs_write(), or with @later not NULL vfs_write_sync_later(). */
+static int write_any(const struct vfs_ctx *ctx, struct vfs_node *node, uint64_t offset,
+		     const void *data, uint32_t len, enum vfs_stable stable, uint32_t *written,
+		     enum vfs_stable *committed, struct vfs_wcc *wcc, bool *later)
 {
 	struct stat st;
 	bool writable;
@@ -362,6 +363,8 @@ int vfs_write(const struct vfs_ctx *ctx, struct vfs_node *node, uint64_t offset,
 	int fd, err;
 
 	memset(wcc, 0, sizeof(*wcc));
+	if (later)
+		*later = false;
 	if (ctx->readonly)
 		return -EROFS;
 	err = io_check(ctx, node, &st, 2);
@@ -382,6 +385,8 @@ int vfs_write(const struct vfs_ctx *ctx, struct vfs_node *node, uint64_t offset,
 		stable = VFS_FILE_SYNC;
 	if (stable != VFS_UNSTABLE && vfs_wlog)
 		r = vfs_wlog_write(node, fd, data, len, offset);
+	else if (stable != VFS_UNSTABLE && later)
+		r = node->ve->be->pwrite(fd, data, len, offset, BK_SYNC_NONE);
 	else if (stable != VFS_UNSTABLE && node->ve->mark_to_flush)
 		r = write_marked(node, fd, data, len, offset);
 	else /* one syscall: RWF_DSYNC / RWF_SYNC make the data (and metadata) stable */
@@ -392,8 +397,35 @@ int vfs_write(const struct vfs_ctx *ctx, struct vfs_node *node, uint64_t offset,
 		atomic_store(&node->unstable, true); /* read by vfs_commit() only then */
 	*written = (uint32_t)r;
 	*committed = stable;
+	if (later)
+		*later = stable != VFS_UNSTABLE && !vfs_wlog;
 	vfs_wcc_post(wcc, node);
 	return 0;
+}
+
+int vfs_write(const struct vfs_ctx *ctx, struct vfs_node *node, uint64_t offset, const void *data,
+	      uint32_t len, enum vfs_stable stable, uint32_t *written, enum vfs_stable *committed,
+	      struct vfs_wcc *wcc)
+{
+	return write_any(ctx, node, offset, data, len, stable, written, committed, wcc, NULL);
+}
+
+int vfs_write_sync_later(const struct vfs_ctx *ctx, struct vfs_node *node, uint64_t offset,
+			 const void *data, uint32_t len, enum vfs_stable stable, uint32_t *written,
+			 enum vfs_stable *committed, struct vfs_wcc *wcc, bool *later)
+{
+	return write_any(ctx, node, offset, data, len, stable, written, committed, wcc, later);
+}
+
+int vfs_write_sync(const struct vfs_ctx *ctx, struct vfs_node *node)
+{
+	bool writable;
+	int fd;
+	int err = vfs_node_data_fd(node, &fd, &writable);
+
+	if (!err)
+		err = vfs_become(node->ve, ctx);
+	return err ? err : vfs_node_sync_written(node, fd);
 }
 
 int vfs_commit(const struct vfs_ctx *ctx, struct vfs_node *node, uint64_t offset, uint32_t count,

@@ -11,7 +11,8 @@
  * Pool threads run as SCHED_BATCH, event loops as SCHED_OTHER. A call whose handler,
  * run on a loop, finds it would block is run again in its pool and answered from there.
  * A call that announces a large reply waits, unstarted, while the memory budget lacks
- * room for it, and runs once a reply ahead of it is sent.
+ * room for it, and runs once a reply ahead of it is sent. A pool thread runs the queued
+ * calls that gather with the one it takes as one group, and their shared step once.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -128,6 +129,32 @@ static bool enc_big(struct xdr_out *o, const void *res)
 	return xdr_enc_opaque_ref(o, big_data, BIG_LEN);
 }
 
+/* GROUP calls gather when their arguments agree in the hundreds; the run leaves its
+ * result for the group's end, which adds 1000 times the group's size to each. Run
+ * other than in a group, a call answers its argument. */
+static atomic_int group_ends;
+
+static bool group_gathers(const void *args, const void *other)
+{
+	return *(const uint32_t *)args / 100 == *(const uint32_t *)other / 100;
+}
+
+static void run_group(struct rpc_req *req, const void *args, void *res)
+{
+	*(uint32_t *)res = *(const uint32_t *)args;
+	if (req->gathered)
+		req->gather_state = res;
+}
+
+static void group_end(struct rpc_req *const *reqs, unsigned n)
+{
+	atomic_fetch_add(&group_ends, 1);
+	for (unsigned i = 0; i < n; i++) {
+		*(uint32_t *)reqs[i]->gather_state += 1000 * n;
+		reqs[i]->gather_state = NULL;
+	}
+}
+
 static const struct rpc_proc tprocs[] = {
 	[1] = {.name = "ECHO",
 	       .decode = dec_u32,
@@ -214,8 +241,17 @@ static const struct rpc_proc tprocs[] = {
 		.blocking = true,
 		.pool = RPC_POOL_READ,
 		.reply_size = mib_reply},
+	[13] = {.name = "GROUP",
+		.decode = dec_u32,
+		.run = run_group,
+		.encode = enc_u32,
+		.args_size = 4,
+		.res_size = 4,
+		.blocking = true,
+		.gathers = group_gathers,
+		.gather_end = group_end},
 };
-static const struct rpc_version tvers[] = {{.vers = 1, .nprocs = 13, .procs = tprocs}};
+static const struct rpc_version tvers[] = {{.vers = 1, .nprocs = 14, .procs = tprocs}};
 static const struct rpc_program tprog = {.name = "t", .prog = TPROG, .nvers = 1, .versions = tvers};
 
 /* A call message (no record mark): 44 bytes. */
@@ -799,6 +835,65 @@ static void test_large_reply_waits_for_budget(void)
 	sem_destroy(&hold_release);
 }
 
+/* Calls queued in pool @p of @s. */
+static unsigned queued(struct net_server *s, enum rpc_pool p)
+{
+	struct net_pool *pool = &s->pools[p];
+	unsigned n = 0;
+
+	pthread_mutex_lock(&pool->lock);
+	for (struct net_req *r = pool->head; r; r = r->next)
+		n++;
+	pthread_mutex_unlock(&pool->lock);
+	return n;
+}
+
+/* With the only sync-pool thread held, GROUP calls 101, 102, 201 and 103 queue; once
+ * released, the thread runs 101, 102 and 103 as one group (each result plus 3000), then
+ * 201 as a group of one (plus 1000): two group ends. */
+static void test_pool_runs_groups(void)
+{
+	struct net_opts o = {.threads = 1, .blocking_threads = 1};
+	const uint32_t args[] = {101, 102, 201, 103};
+	struct net_counters cnt;
+	struct net_server *s;
+	uint32_t xid, res, seen = 0;
+	uint16_t port = 0;
+	int64_t deadline;
+	int fd;
+
+	sem_init(&hold_started, 0, 0);
+	sem_init(&hold_release, 0, 0);
+	atomic_store(&group_ends, 0);
+	s = start_tcp(&o, &port);
+	fd = tcp_connect(port);
+	CHECK(fd >= 0);
+	send_call(fd, 4, 1);
+	CHECK(started_within(now_ms() + 5000));
+	for (size_t i = 0; i < sizeof(args) / sizeof(args[0]); i++)
+		send_call(fd, 13, args[i]);
+	deadline = now_ms() + 5000;
+	while (queued(s, RPC_POOL_SYNC) < 4 && now_ms() < deadline)
+		sched_yield();
+	CHECK_EQ(queued(s, RPC_POOL_SYNC), 4);
+	sem_post(&hold_release);
+	CHECK(read_reply(fd, &xid, &res, now_ms() + 5000));
+	CHECK(xid == 1 && res == 1);
+	for (int i = 0; i < 4; i++) {
+		CHECK(read_reply(fd, &xid, &res, now_ms() + 5000));
+		CHECK_EQ(res, xid + (xid == 201 ? 1000 : 3000));
+		seen |= xid == 201 ? 16u : 1u << (xid - 100);
+	}
+	CHECK_EQ(seen, 30u); /* 101, 102, 103 (bits 1-3) and 201 (bit 4) */
+	CHECK_EQ(atomic_load(&group_ends), 2);
+	net_server_counters(s, &cnt);
+	CHECK_EQ(cnt.grouped, 2);
+	close(fd);
+	stop(s);
+	sem_destroy(&hold_started);
+	sem_destroy(&hold_release);
+}
+
 static void test_listen_errors_and_unstarted_free(void)
 {
 	struct net_opts o = {.threads = 1};
@@ -814,4 +909,4 @@ static void test_listen_errors_and_unstarted_free(void)
 TESTS(test_loopback, test_listen_errors_and_unstarted_free, test_reads_pass_held_flushes,
       test_connections_spread_over_loops, test_pool_replies_whole_and_in_records,
       test_paused_connection_resumes_on_completions, test_pool_threads_are_batch,
-      test_retry_in_pool, test_large_reply_waits_for_budget);
+      test_retry_in_pool, test_large_reply_waits_for_budget, test_pool_runs_groups);
