@@ -84,6 +84,16 @@ static void pool_finish(struct net_req *r)
 	net_complete(r);
 }
 
+/* Run @grp[from..to) as members of a group, their requests into @reqs. */
+static void run_gathered(struct net_req **grp, struct rpc_req **reqs, unsigned from, unsigned to)
+{
+	for (unsigned i = from; i < to; i++) {
+		grp[i]->req.may_block = true;
+		reqs[i] = &grp[i]->req;
+		rpc_call_run_gathered(reqs[i]);
+	}
+}
+
 /*
  * Run @grp[0..n), calls that gather, as one group. The calls that came to gather with
  * them while they ran (the rest of a client's large write, sent a moment after its
@@ -92,23 +102,16 @@ static void pool_finish(struct net_req *r)
 static void pool_run_group(struct net_pool *p, struct net_req **grp, unsigned n)
 {
 	struct rpc_req *reqs[POOL_GROUP_MAX];
-	unsigned i = 0;
+	unsigned first = n;
 
-	for (int pass = 0; pass < 2; pass++) {
-		for (; i < n; i++) {
-			grp[i]->req.may_block = true;
-			reqs[i] = &grp[i]->req;
-			rpc_call_run_gathered(reqs[i]);
-		}
-		if (pass == 0) {
-			pthread_mutex_lock(&p->lock);
-			n = pool_gather(p, grp, n);
-			pthread_mutex_unlock(&p->lock);
-		}
-	}
+	run_gathered(grp, reqs, 0, n);
+	pthread_mutex_lock(&p->lock);
+	n = pool_gather(p, grp, n);
+	pthread_mutex_unlock(&p->lock);
+	run_gathered(grp, reqs, first, n);
 	atomic_fetch_add_explicit(&p->grouped, n - 1, memory_order_relaxed);
 	rpc_call_end_group(reqs, n);
-	for (i = 0; i < n; i++)
+	for (unsigned i = 0; i < n; i++)
 		pool_finish(grp[i]);
 }
 

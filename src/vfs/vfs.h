@@ -262,7 +262,8 @@ int vfs_write(const struct vfs_ctx *ctx, struct vfs_node *node, uint64_t offset,
  * @node, which makes every write of the file before it stable: a group of writes then
  * shares one sync. *@later says whether the sync was left so (false when the write is
  * already as stable as asked, as through the stable-write log, or was UNSTABLE, or
- * failed). *committed is what the write will be once that sync succeeds.
+ * failed). *committed is what the write will be once that sync succeeds. @later NULL:
+ * vfs_write(), the sync done here.
  */
 int vfs_write_sync_later(const struct vfs_ctx *ctx, struct vfs_node *node, uint64_t offset,
 			 const void *data, uint32_t len, enum vfs_stable stable, uint32_t *written,

@@ -352,10 +352,9 @@ static ssize_t write_marked(struct vfs_node *node, int fd, const void *data, uin
 	return err ? err : r;
 }
 
-/* vfs_write(), or with @later not NULL vfs_write_sync_later(). */
-static int write_any(const struct vfs_ctx *ctx, struct vfs_node *node, uint64_t offset,
-		     const void *data, uint32_t len, enum vfs_stable stable, uint32_t *written,
-		     enum vfs_stable *committed, struct vfs_wcc *wcc, bool *later)
+int vfs_write_sync_later(const struct vfs_ctx *ctx, struct vfs_node *node, uint64_t offset,
+			 const void *data, uint32_t len, enum vfs_stable stable, uint32_t *written,
+			 enum vfs_stable *committed, struct vfs_wcc *wcc, bool *later)
 {
 	struct stat st;
 	bool writable;
@@ -407,14 +406,8 @@ int vfs_write(const struct vfs_ctx *ctx, struct vfs_node *node, uint64_t offset,
 	      uint32_t len, enum vfs_stable stable, uint32_t *written, enum vfs_stable *committed,
 	      struct vfs_wcc *wcc)
 {
-	return write_any(ctx, node, offset, data, len, stable, written, committed, wcc, NULL);
-}
-
-int vfs_write_sync_later(const struct vfs_ctx *ctx, struct vfs_node *node, uint64_t offset,
-			 const void *data, uint32_t len, enum vfs_stable stable, uint32_t *written,
-			 enum vfs_stable *committed, struct vfs_wcc *wcc, bool *later)
-{
-	return write_any(ctx, node, offset, data, len, stable, written, committed, wcc, later);
+	return vfs_write_sync_later(ctx, node, offset, data, len, stable, written, committed, wcc,
+				    NULL);
 }
 
 int vfs_write_sync(const struct vfs_ctx *ctx, struct vfs_node *node)

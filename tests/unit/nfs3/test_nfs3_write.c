@@ -239,7 +239,8 @@ static void test_which_writes_gather(void)
 	CHECK(!rpc_call_gathers(&calls[0].req, &calls[2].req));
 	for (unsigned i = 0; i < 3; i++)
 		arena_fini(&calls[i].req.arena);
-	/* an UNSTABLE WRITE this large runs in the read pool: begin it by hand */
+	/* an UNSTABLE WRITE this small runs on the loop, never begun for a pool: its
+	 * arguments go to the procedure's gathers() as they are */
 	{
 		struct nfs3_write_args s = {.fh = fh_a, .stable = NFS3_FILE_SYNC};
 		struct nfs3_write_args u = {.fh = fh_a, .stable = NFS3_UNSTABLE};
