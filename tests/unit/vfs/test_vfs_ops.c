@@ -361,7 +361,7 @@ static void test_read_nowait(void)
 	uint32_t written, nread;
 	char path[200];
 	bool eof;
-	int fd;
+	int fd, r;
 	struct fx f;
 
 	fx_setup(&f);
@@ -383,14 +383,19 @@ static void test_read_nowait(void)
 	CHECK_EQ(vfs_read(&fx_root_ctx, n, 65536, sizeof(buf), true, buf, &nread, &eof, &a), 0);
 	CHECK(nread == sizeof(buf) && !eof);
 	CHECK_MEM(buf, data + 65536, sizeof(buf));
-	/* Only the first page cached (read without readahead): still not served short. */
+	/* Only the first page cached (read without readahead): never served short. The read
+	 * itself starts readahead of the rest, which a fast disk may finish before the read
+	 * looks again; then it is served whole. */
 	CHECK(make_cold(path));
 	fd = open(path, O_RDONLY);
 	CHECK(fd >= 0 && posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM) == 0);
 	CHECK_EQ(pread(fd, buf, 4096, 0), 4096);
 	close(fd);
 	CHECK(resident_pages(path, COLD_BYTES) < sizeof(buf) / 4096);
-	CHECK_EQ(vfs_read(&fx_root_ctx, n, 0, sizeof(buf), true, buf, &nread, &eof, &a), -EAGAIN);
+	memset(buf, 0, sizeof(buf));
+	r = vfs_read(&fx_root_ctx, n, 0, sizeof(buf), true, buf, &nread, &eof, &a);
+	CHECK(r == -EAGAIN || (r == 0 && nread == sizeof(buf) && !eof));
+	CHECK(r != 0 || memcmp(buf, data, sizeof(buf)) == 0);
 	/* The end of the file, cached: a short read with eof, at once. */
 	CHECK_EQ(vfs_read(&fx_root_ctx, n, COLD_BYTES - 100, sizeof(buf), false, buf, &nread, &eof,
 			  &a),
