@@ -376,7 +376,9 @@ out:
 	res->status = nfs3_status(err);
 }
 
-/* READLINK (3.3.5): symlink_attributes in both arms; the path lives in the arena. */
+/* READLINK (3.3.5): symlink_attributes in both arms; the path lives in the arena. On an
+ * event loop whose metadata reads have lately waited for the disk, it runs in the read
+ * pool instead: a long target is read from a block of its own. */
 static void nfs3_readlink(struct rpc_req *req, const void *argp, void *resp)
 {
 	const struct nfs3_readlink_args *args = argp;
@@ -391,7 +393,13 @@ static void nfs3_readlink(struct rpc_req *req, const void *argp, void *resp)
 	if (err)
 		goto out;
 	buf = arena_alloc(&req->arena, NFS3_MAXPATHLEN);
-	err = buf ? vfs_readlink(&o.ctx, o.node, buf, NFS3_MAXPATHLEN, &len, &attr) : -ENOMEM;
+	err = buf ? vfs_readlink(&o.ctx, o.node, !req->may_block, buf, NFS3_MAXPATHLEN, &len, &attr)
+		  : -ENOMEM;
+	if (err == -EAGAIN && !req->may_block) {
+		req->retry_blocking = true; /* maybe not cached: read it in the pool */
+		nfs3_obj_put(&o);
+		return;
+	}
 	if (err) {
 		nfs3_post_op_fetch(o.node, &res->attr);
 	} else {

@@ -242,9 +242,12 @@ int vfs_lookup(const struct vfs_ctx *ctx, struct vfs_node *dir, const char *name
 /* Which of the @want VFS_ACCESS_* bits the caller holds; *attr is filled too. */
 int vfs_access(const struct vfs_ctx *ctx, struct vfs_node *node, uint32_t want, uint32_t *granted,
 	       struct vfs_attr *attr);
-/* Read a symlink's target into @buf (@cap bytes, not NUL-terminated); *len = length. */
-int vfs_readlink(const struct vfs_ctx *ctx, struct vfs_node *node, char *buf, size_t cap,
-		 size_t *len, struct vfs_attr *attr);
+/* Read a symlink's target into @buf (@cap bytes, not NUL-terminated); *len = length.
+ * With @nowait, -EAGAIN while this thread's metadata reads have lately waited for the
+ * disk (vfs_nowait.c): a long target lives in a block of its own, which may not be
+ * cached. */
+int vfs_readlink(const struct vfs_ctx *ctx, struct vfs_node *node, bool nowait, char *buf,
+		 size_t cap, size_t *len, struct vfs_attr *attr);
 /* Read up to @count bytes at @offset into @buf. *eof is set when the end was reached.
  * With @nowait, -EAGAIN instead of waiting for the disk: not all of it is cached. */
 int vfs_read(const struct vfs_ctx *ctx, struct vfs_node *node, uint64_t offset, uint32_t count,

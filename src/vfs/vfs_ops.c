@@ -266,9 +266,10 @@ int vfs_access(const struct vfs_ctx *ctx, struct vfs_node *node, uint32_t want, 
 	return 0;
 }
 
-int vfs_readlink(const struct vfs_ctx *ctx, struct vfs_node *node, char *buf, size_t cap,
-		 size_t *len, struct vfs_attr *attr)
+int vfs_readlink(const struct vfs_ctx *ctx, struct vfs_node *node, bool nowait, char *buf,
+		 size_t cap, size_t *len, struct vfs_attr *attr)
 {
+	struct vfs_nowait_mark mark;
 	ssize_t r;
 	int err;
 
@@ -277,7 +278,11 @@ int vfs_readlink(const struct vfs_ctx *ctx, struct vfs_node *node, char *buf, si
 	err = vfs_become(node->ve, ctx);
 	if (err)
 		return err;
+	if (nowait && vfs_nowait_cold())
+		return -EAGAIN;
+	vfs_nowait_start(nowait, &mark);
 	r = node->ve->be->readlink(node->fd, buf, cap);
+	vfs_nowait_end(&mark);
 	if (r < 0)
 		return (int)r;
 	*len = (size_t)r;

@@ -266,29 +266,39 @@ static void test_cache_budget_shared(void)
  * Where a caller should not wait for the disk (an event loop), a handle miss or a name
  * lookup is done in place, watched (vfs_nowait.c); once one slept, the thread is
  * cold for a while: a handle the node cache lacks answers -EAGAIN (the call runs again
- * in a pool) and a name is looked up only from the kernel's name cache. A forged handle
- * is refused all the same, and a blocking caller is never refused.
+ * in a pool), a name is looked up only from the kernel's name cache and a symlink is
+ * not read. A forged handle is refused all the same, and a blocking caller is never
+ * refused.
  */
 static void test_nowait_misses(void)
 {
-	struct vfs_fh fh, fh_b, fh_c, fh2, bad;
+	struct vfs_fh fh, fh_b, fh_c, fh2, bad, lfh;
 	struct vfs_attr a, da;
-	struct vfs_node *n = NULL;
+	struct vfs_wcc wcc;
+	struct vfs_node *n = NULL, *ln;
 	struct fx f;
-	char name[64], name2[64];
+	char name[64], name2[64], target[200], buf[256];
+	size_t len;
 	bool dv;
 
 	fx_setup(&f);
 	fh = fx_create(&f, &fx_root_ctx, "k");
 	fh_b = fx_create(&f, &fx_root_ctx, "k2");
 	fh_c = fx_create(&f, &fx_root_ctx, "k3");
+	memset(target, 't', sizeof(target) - 1); /* too long to live in the inode */
+	target[sizeof(target) - 1] = '\0';
+	CHECK_EQ(vfs_symlink(&fx_root_ctx, f.root, "long", target, &fx_no_sattr, &lfh, &a, &wcc),
+		 0);
 	fx_close(&f);
 	fx_open(&f); /* a restart: the node cache is empty */
 
-	/* Warm: misses are served in place. */
+	/* Warm: misses are served in place, and so are symlinks. */
 	vfs_nowait_reset();
 	CHECK_EQ(vfs_node_get(f.ve, fh.data, fh.len, true, &n), 0);
 	vfs_node_put(n);
+	CHECK_EQ(vfs_node_get(f.ve, lfh.data, lfh.len, true, &ln), 0);
+	CHECK_EQ(vfs_readlink(&fx_root_ctx, ln, true, buf, sizeof(buf), &len, &a), 0);
+	CHECK(len == strlen(target) && memcmp(buf, target, len) == 0);
 	snprintf(name, sizeof(name), "never-seen-%d", (int)getpid());
 	CHECK_EQ(vfs_lookup(&fx_root_ctx, f.root, name, true, &fh2, &a, &da, &dv), -ENOENT);
 
@@ -312,10 +322,15 @@ static void test_nowait_misses(void)
 	CHECK_EQ(a.type, VFS_REG);
 	CHECK_EQ(vfs_lookup(&fx_root_ctx, f.root, "..", true, &fh2, &a, &da, &dv), 0);
 	CHECK(fh2.len == f.root_fh.len && memcmp(fh2.data, f.root_fh.data, fh2.len) == 0);
+	CHECK_EQ(vfs_readlink(&fx_root_ctx, ln, true, buf, sizeof(buf), &len, &a), -EAGAIN);
 	/* A caller that may block is never refused. */
 	CHECK_EQ(vfs_node_get(f.ve, fh_c.data, fh_c.len, false, &n), 0);
 	vfs_node_put(n);
 	CHECK_EQ(vfs_lookup(&fx_root_ctx, f.root, name2, false, &fh2, &a, &da, &dv), -ENOENT);
+	len = 0;
+	CHECK_EQ(vfs_readlink(&fx_root_ctx, ln, false, buf, sizeof(buf), &len, &a), 0);
+	CHECK(len == strlen(target) && memcmp(buf, target, len) == 0);
+	vfs_node_put(ln);
 
 	vfs_nowait_always_slept = false;
 	vfs_nowait_reset();

@@ -200,7 +200,7 @@ static void test_symlink_never_followed(void)
 	CHECK_EQ(a.type, VFS_LNK);
 	CHECK_MEM(fh.data, lfh.data, fh.len);
 	ln = fx_node(&f, &fh);
-	CHECK_EQ(vfs_readlink(&fx_root_ctx, ln, buf, sizeof(buf), &len, &a), 0);
+	CHECK_EQ(vfs_readlink(&fx_root_ctx, ln, false, buf, sizeof(buf), &len, &a), 0);
 	CHECK_EQ(len, strlen("/etc/passwd"));
 	CHECK_MEM(buf, "/etc/passwd", len);
 	CHECK_EQ(vfs_read(&fx_root_ctx, ln, 0, sizeof(buf), false, buf, &nread, &eof, &a), -EINVAL);
