@@ -37,19 +37,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "core/log.h"
 
 #define NET_FLUSH_IOV 256
 /* A loop warns of a client refused over its connection limit at most this often. */
 #define NET_PEER_WARN_MS 10000
-
-static uint64_t net_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 /* ---- requests ---- */
 
@@ -1104,7 +1097,7 @@ static void loop_begin_stop(struct net_loop *l)
 	struct net_req *r;
 
 	l->stopping = true;
-	l->deadline_ms = net_now_ms() + l->stop_grace_ms;
+	l->deadline_ms = mono_ms() + l->stop_grace_ms;
 	for (unsigned i = 0; i < l->nsocks; i++) {
 		struct net_sock *s = &l->socks[i];
 
@@ -1265,7 +1258,7 @@ void *net_loop_main(void *arg)
 	uint64_t wake_ms;
 	int n, timeout;
 
-	l->now_ms = net_now_ms();
+	l->now_ms = mono_ms();
 	l->next_sweep_ms = NET_NO_SWEEP;
 	for (;;) {
 		/* Completions no one woke us for. Again until none: taking them may pause a
@@ -1291,7 +1284,7 @@ void *net_loop_main(void *arg)
 			log_error("net: epoll_wait: %s", strerror(errno));
 			break;
 		}
-		l->now_ms = net_now_ms();
+		l->now_ms = mono_ms();
 		if (l->now_ms >= l->next_sweep_ms)
 			loop_sweep(l);
 		for (int i = 0; i < n; i++) {

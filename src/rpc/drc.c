@@ -16,6 +16,7 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include "core/clock.h"
 #include "core/siphash.h"
 
 #define DRC_INLINE 320
@@ -58,14 +59,6 @@ struct drc {
 	struct drc_shard *shards;
 };
 
-static uint64_t drc_clock(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 static unsigned pow2_at_least(unsigned n)
 {
 	unsigned p = 1;
@@ -103,10 +96,10 @@ struct drc *drc_new(unsigned nshards, unsigned per_shard, size_t max_bytes, unsi
 	d->per_shard = per_shard ? per_shard : 1;
 	d->max_bytes = max_bytes / d->nshards;
 	d->ttl_ms = ttl_ms;
-	d->now_ms = drc_clock;
+	d->now_ms = mono_coarse_ms;
 	if (getrandom(d->key, sizeof(d->key), 0) != sizeof(d->key)) {
 		for (unsigned i = 0; i < sizeof(d->key); i++)
-			d->key[i] = (uint8_t)(drc_clock() * 131 + i);
+			d->key[i] = (uint8_t)(mono_coarse_ms() * 131 + i);
 	}
 	d->shards = aligned_alloc(64, d->nshards * sizeof(*d->shards));
 	if (!d->shards) {

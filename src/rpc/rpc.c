@@ -15,6 +15,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/clock.h"
+
 #define RPC_MAX_PROGRAMS 16
 #define RPC_MAX_VERS	 8 /* versions of a program that get stats slots */
 
@@ -69,14 +71,6 @@ void rpc_unregister_all(void)
 {
 	rpc_nprograms = 0;
 	rpc_nslots = 0;
-}
-
-static uint64_t rpc_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 void rpc_stats_walk(rpc_stats_fn fn, void *arg)
@@ -241,7 +235,7 @@ enum rpc_step rpc_call_begin(struct rpc_req *req, struct drc *drc, const uint8_t
 	xdr_cur_init(&c, call + h.args_off, len - h.args_off);
 	if (proc->decode && !proc->decode(&c, pv->args))
 		return rpc_fail(req, RPC_GARBAGE_ARGS);
-	pv->t0_ns = rpc_now_ns();
+	pv->t0_ns = mono_ns();
 	/* A procedure that never blocks by design never waits for a flush either: when one
 	 * call of it asks to run where it may block (retry_blocking), that is RPC_POOL_READ. */
 	if (proc->pool_if)
@@ -306,7 +300,7 @@ void rpc_call_end(struct rpc_req *req)
 	struct rpc_req_priv *pv = req->priv;
 	struct xdr_out *o = &pv->out;
 
-	rpc_stats_note(pv->stat_slot, rpc_now_ns() - pv->t0_ns);
+	rpc_stats_note(pv->stat_slot, mono_ns() - pv->t0_ns);
 	xdr_out_truncate(o, 0);
 	if (req->auth_reject != RPC_AUTH_OK) {
 		rpc_enc_denied_auth(o, req->xid, req->auth_reject);

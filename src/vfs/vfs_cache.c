@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "backend/posix/posix.h"
+#include "core/clock.h"
 #include "core/fsflush.h"
 #include "core/log.h"
 #include "vfs/vfs_internal.h"
@@ -297,12 +298,9 @@ void vfs_cache_forget(struct vfs_export *ve, const struct vfs_fh *fh)
  */
 static int export_gone(struct vfs_export *ve)
 {
-	struct timespec ts;
-	int64_t now, last;
+	int64_t now = (int64_t)mono_coarse_ms(), last;
 	int err;
 
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 	last = atomic_load_explicit(&ve->checked_ms, memory_order_relaxed);
 	if (now - last >= VFS_EXPORT_CHECK_MS &&
 	    atomic_compare_exchange_strong(&ve->checked_ms, &last, now)) {

@@ -21,8 +21,8 @@
  * one).
  */
 #include <sys/resource.h>
-#include <time.h>
 
+#include "core/clock.h"
 #include "vfs/vfs_internal.h"
 
 #define VFS_COLD_NS (1000 * 1000000LL) /* how long one open that slept sends misses away */
@@ -31,14 +31,6 @@
 bool vfs_nowait_always_slept;
 
 static _Thread_local long long cold_until; /* 0: warm */
-
-static long long mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 /* Voluntary context switches of the calling thread so far. */
 static long long slept_count(void)
@@ -54,7 +46,7 @@ bool vfs_nowait_cold(void)
 {
 	if (!cold_until)
 		return false;
-	if (mono_ns() < cold_until)
+	if ((long long)mono_ns() < cold_until)
 		return true;
 	cold_until = 0;
 	return false;
@@ -64,7 +56,7 @@ void vfs_nowait_start(bool nowait, struct vfs_nowait_mark *m)
 {
 	m->on = nowait;
 	if (nowait) {
-		m->ns = mono_ns();
+		m->ns = (long long)mono_ns();
 		m->sw = slept_count();
 	}
 }
@@ -75,7 +67,7 @@ void vfs_nowait_end(const struct vfs_nowait_mark *m)
 
 	if (!m->on)
 		return;
-	now = mono_ns();
+	now = (long long)mono_ns();
 	/* The clock first: most opens are quick, and getrusage() is a system call. */
 	if (vfs_nowait_always_slept || (now - m->ns > VFS_DISK_NS && slept_count() != m->sw))
 		cold_until = now + VFS_COLD_NS;

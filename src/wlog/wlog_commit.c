@@ -31,16 +31,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "core/crc32c.h"
 #include "core/log.h"
-
-uint64_t wlog_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static uint32_t rec_bytes(const struct wlog_rec *r)
 {
@@ -162,7 +155,7 @@ int wlog_append(struct wlog *w, struct wlog_rec *r, bool wait)
 	w->nrec++;
 	r->seq = w->next_seq++;
 	if (w->retired_seq == r->seq)
-		w->oldest_ns = wlog_now_ns(); /* the first record not retired */
+		w->oldest_ns = mono_ns(); /* the first record not retired */
 	if (crowded(w))
 		pthread_cond_signal(&w->cv_work);
 	while (wait && w->durable_seq <= r->seq && !w->err) {
@@ -238,7 +231,7 @@ int wlog_checkpoint(struct wlog *w)
 		w->tail_lsn = lsn;
 		w->retired_seq = seq;
 		if (w->next_seq > seq)
-			w->oldest_ns = wlog_now_ns(); /* approximately: records came since */
+			w->oldest_ns = mono_ns(); /* approximately: records came since */
 	}
 	pthread_cond_broadcast(&w->cv_space);
 	pthread_cond_broadcast(&w->cv_done);
@@ -321,7 +314,7 @@ void *wlog_thread(void *arg)
 		uint64_t sleep_ns;
 		struct timespec ts;
 
-		if (due(w, wlog_now_ns(), &sleep_ns)) {
+		if (due(w, mono_ns(), &sleep_ns)) {
 			pthread_mutex_unlock(&w->mu);
 			wlog_checkpoint(w);
 			pthread_mutex_lock(&w->mu);

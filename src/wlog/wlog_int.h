@@ -126,6 +126,5 @@ int wlog_mark_sync(struct wlog *w);
 /* wlog_commit.c: the checkpoint thread's body; wlog_checkpoint() runs one round. */
 void *wlog_thread(void *arg);
 int wlog_checkpoint(struct wlog *w);
-uint64_t wlog_now_ns(void);
 
 #endif

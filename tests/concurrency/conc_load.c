@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "lib/check.h"
 #include "lib/nfsc.h"
 
@@ -538,10 +539,7 @@ static void checkpoint(struct nfsc *c)
 
 static long now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+	return (long)mono_ms();
 }
 
 static void setup(const char *export, uint64_t seed)

@@ -11,14 +11,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/clock.h"
 #include "lib/nfsc.h"
 
 static long now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+	return (long)mono_ms();
 }
 
 void nfsc_call_cb(struct rpc_context *rpc, int status, void *data, void *priv)

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "rpc/rpc.h"
 
 #define SBUF_INIT  (1u << 20)
@@ -409,27 +410,19 @@ int bench_conn_next_reply(struct bench_conn *c, struct bench_reply *r)
 	return 1;
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 int bench_conn_call_sync(struct bench_conn *c, uint32_t proc, bench_enc_fn enc, const void *arg,
 			 struct bench_reply *r, int timeout_ms)
 {
 	struct xdr_out o;
 	uint32_t xid = bench_conn_call_begin(c, &o, proc);
-	int64_t deadline = now_ms() + timeout_ms;
+	int64_t deadline = (int64_t)mono_ms() + timeout_ms;
 	int rc;
 
 	if ((enc && !enc(&o, arg)) || !bench_conn_call_end(c, &o))
 		return -ENOSPC;
 	for (;;) {
 		struct pollfd pfd = {c->fd, POLLIN | (bench_conn_pending(c) ? POLLOUT : 0), 0};
-		int64_t left = deadline - now_ms();
+		int64_t left = deadline - (int64_t)mono_ms();
 
 		rc = bench_conn_flush(c);
 		if (rc < 0)

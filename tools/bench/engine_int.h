@@ -120,7 +120,6 @@ struct bench_engine {
 	atomic_uint_fast64_t populated; /* progress of the fileset creation */
 };
 
-uint64_t bench_now_ns(void);
 /* Whether @p has an operation due at @now and a free slot for it. */
 bool bench_proc_due(const struct bench_proc *p, uint64_t now);
 /*

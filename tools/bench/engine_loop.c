@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/clock.h"
+
 #define MAX_WAIT_NS 10000000ull /* look at the controller's flags at least every 10 ms */
 #define MAX_EVENTS  64
 #define RT_LIMIT_MS 20.0 /* SFS2008's response-time limit for a reported point [C] */
@@ -45,7 +47,7 @@ static void read_replies(struct bench_proc *p)
 		rc = got;
 		if (got <= 0)
 			break;
-		now = bench_now_ns();
+		now = mono_ns();
 		while ((rc = bench_conn_next_reply(&p->conn, &r)) == 1)
 			bench_proc_reply(p, &r, now);
 		/* fill() offers at least 256 KiB; a shorter read drained the socket */
@@ -55,7 +57,7 @@ static void read_replies(struct bench_proc *p)
 	if (rc < 0) {
 		fprintf(stderr, "shoal-bench: process %u: connection to %s lost (%s)\n", p->id,
 			p->target->host, strerror(-rc));
-		bench_proc_kill(p, bench_now_ns());
+		bench_proc_kill(p, mono_ns());
 		epoll_ctl(p->thr->epfd, EPOLL_CTL_DEL, p->conn.fd, NULL);
 	}
 }
@@ -70,7 +72,7 @@ static void *thread_main(void *arg)
 	for (;;) {
 		unsigned seq = atomic_load(&e->seq);
 		int phase = atomic_load(&e->phase);
-		uint64_t now = bench_now_ns(), next = now + MAX_WAIT_NS;
+		uint64_t now = mono_ns(), next = now + MAX_WAIT_NS;
 		double want = atomic_load(&e->rate);
 		struct timespec ts;
 		bool due_any = false;
@@ -96,7 +98,7 @@ static void *thread_main(void *arg)
 			    bench_conn_flush(&p->conn) < 0)
 				bench_proc_kill(p, now);
 			if (p->nfresh)
-				bench_proc_sent(p, bench_now_ns());
+				bench_proc_sent(p, mono_ns());
 		}
 		for (uint32_t i = 0; i < t->nprocs; i++) {
 			struct bench_proc *p = t->procs[i];
@@ -112,7 +114,7 @@ static void *thread_main(void *arg)
 					next = due;
 			}
 		}
-		now = bench_now_ns();
+		now = mono_ns();
 		ts.tv_sec = 0;
 		ts.tv_nsec = next > now ? (long)(next - now) : 0;
 		n = epoll_pwait2(t->epfd, ev, MAX_EVENTS, &ts, NULL);
@@ -123,7 +125,7 @@ static void *thread_main(void *arg)
 				read_replies(p);
 			if (!p->dead && bench_conn_pending(&p->conn) &&
 			    bench_conn_flush(&p->conn) < 0)
-				bench_proc_kill(p, bench_now_ns());
+				bench_proc_kill(p, mono_ns());
 		}
 	}
 	return NULL;
@@ -293,12 +295,12 @@ void bench_engine_point(struct bench_engine *e, double rate, double warmup_s, do
 	c0 = cpu_self_s();
 	if (nspids)
 		s0 = cpu_pids_s(spids, nspids);
-	t0 = bench_now_ns();
+	t0 = mono_ns();
 	publish(e);
 	sleep_s(run_s);
 	atomic_store(&e->phase, PHASE_WARMUP);
 	publish(e);
-	t1 = bench_now_ns();
+	t1 = mono_ns();
 	c1 = cpu_self_s();
 	if (nspids)
 		s1 = cpu_pids_s(spids, nspids);

@@ -25,14 +25,6 @@
 #define READ_TRIES	   8	 /* random picks to find a file the READ fits in */
 #define ST_ENCODE	   3000	 /* our own failure to encode: never expected */
 
-uint64_t bench_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 int bench_name(char *buf, size_t len, const char *prefix, uint32_t n)
 {
 	return snprintf(buf, len, "%s.%05u", prefix, n);

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "nfs3/nfs3_client.h"
 
 #define CALL_TIMEOUT_MS 60000
@@ -318,7 +319,7 @@ int bench_engine_populate(struct bench_engine *e, bool progress, struct bench_ru
 	uint64_t total = (uint64_t)e->nprocs *
 			 (pl->io_per_proc + pl->nonio_per_proc + pl->symlinks_per_proc);
 	struct pop_ctx *x = calloc(e->nthr, sizeof(*x));
-	uint64_t t0 = bench_now_ns();
+	uint64_t t0 = mono_ns();
 	int rc = 0;
 
 	if (!x) {
@@ -336,7 +337,7 @@ int bench_engine_populate(struct bench_engine *e, bool progress, struct bench_ru
 		uint64_t done = atomic_load(&e->populated);
 
 		if (progress)
-			progress_bar(done, total, (double)(bench_now_ns() - t0) / 1e9);
+			progress_bar(done, total, (double)(mono_ns() - t0) / 1e9);
 		if (done >= total)
 			break;
 		bool any_failed = false;

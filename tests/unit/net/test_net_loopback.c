@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "net/net.h"
 #include "net/net_int.h"
 #include "rpc/rpc.h"
@@ -266,10 +267,7 @@ static size_t mkcall(uint8_t *b, uint32_t xid, uint32_t proc, uint32_t arg)
 
 static int64_t now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (int64_t)mono_ms();
 }
 
 /* Receive exactly @n bytes before the deadline; false on timeout or EOF. */
