@@ -8,17 +8,16 @@
  * a few microseconds when the kernel still holds the inode and the blocks, and a disk
  * read when it does not; Linux offers no way to ask first for any of them (but
  * RESOLVE_CACHED for names, which refuses even names whose directory block is in
- * memory). Handing every such call to a pool costs two
- * context switches, which on a busy server with more files than the node cache holds is
- * a large share of its CPU. So a thread does them itself and watches whether it slept
- * doing so, and for long: its count of voluntary context switches (a preemption, which
- * a busy machine's clock alone would show as a slow call, is not one) and the clock (a
- * short sleep on a contended lock is not a disk read). One that did puts the thread in
- * cold mode for a while (VFS_COLD_NS), in which handle misses and symlink reads answer
- * -EAGAIN (the call runs again in a pool) and names are looked up only from the dentry
- * cache. Cold data thus costs a thread one stall per period, not one per call; warm data
- * costs no hand-off at all, and one getrusage() per open or symlink read (two for a slow
- * one).
+ * memory). Handing every such call to a pool costs two context switches, which on a busy
+ * server with more files than the node cache holds is a large share of its CPU. So a
+ * thread does them itself and watches whether it slept doing so, and for long: its
+ * count of voluntary context switches (a preemption, which a busy machine's clock alone
+ * would show as a slow call, is not one) and the clock (a short sleep on a contended
+ * lock is not a disk read). One that did puts the thread in cold mode for a while
+ * (VFS_COLD_NS), in which handle misses and symlink reads answer -EAGAIN (the call runs
+ * again in a pool) and names are looked up only from the dentry cache. Cold data thus
+ * costs a thread one stall per period, not one per call; warm data costs no hand-off at
+ * all, and one getrusage() per open or symlink read (two for a slow one).
  */
 #include <sys/resource.h>
 
