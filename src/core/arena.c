@@ -88,6 +88,21 @@ void *arena_alloc(struct arena *a, size_t n)
 	return p;
 }
 
+void arena_give_back(struct arena *a, void *p, size_t n)
+{
+	struct arena_chunk *c = a->head;
+	size_t want = (n + 15) & ~(size_t)15;
+
+	if (!c || !p || want < n || c->used < want ||
+	    (unsigned char *)p != c->data + (c->used - want))
+		return;
+	c->used -= want;
+	if (!c->used && c != a->keep) {
+		a->head = c->next;
+		free(c);
+	}
+}
+
 void *arena_zalloc(struct arena *a, size_t n)
 {
 	void *p = arena_alloc(a, n);

@@ -2,4 +2,5 @@
 # protocol knowledge)
 LIB_SRCS += $(wildcard src/core/*.c)
 UNIT_TESTS += tests/unit/core/test_siphash.c tests/unit/core/test_crc32c.c \
+	tests/unit/core/test_arena.c \
 	tests/unit/core/test_fsflush.c
