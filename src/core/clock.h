@@ -1,7 +1,7 @@
 /*
  * clock.h - the monotonic clock, in the units its callers count in: nanoseconds for
  * latencies, milliseconds for timeouts, and a coarse millisecond clock (a tick's
- * precision, no system call) for ages checked on every call.
+ * precision, the cheapest to read) for ages checked on every call.
  */
 #ifndef SHOAL_CORE_CLOCK_H
 #define SHOAL_CORE_CLOCK_H
