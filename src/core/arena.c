@@ -88,19 +88,25 @@ void *arena_alloc(struct arena *a, size_t n)
 	return p;
 }
 
-void arena_give_back(struct arena *a, void *p, size_t n)
+void arena_mark(const struct arena *a, struct arena_mark *m)
 {
-	struct arena_chunk *c = a->head;
-	size_t want = (n + 15) & ~(size_t)15;
+	m->chunk = a->head;
+	m->used = a->head ? a->head->used : 0;
+}
 
-	if (!c || !p || want < n || c->used < want ||
-	    (unsigned char *)p != c->data + (c->used - want))
-		return;
-	c->used -= want;
-	if (!c->used && c != a->keep) {
-		a->head = c->next;
+void arena_rewind(struct arena *a, const struct arena_mark *m)
+{
+	struct arena_chunk *c = a->head, *next;
+
+	for (; c && c != m->chunk; c = next) {
+		next = c->next;
+		if (c == a->keep)
+			a->keep = NULL; /* begun since the mark: the arena had none to keep */
 		free(c);
 	}
+	a->head = m->chunk;
+	if (m->chunk)
+		m->chunk->used = m->used;
 }
 
 void *arena_zalloc(struct arena *a, size_t n)

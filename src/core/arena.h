@@ -3,8 +3,8 @@
  *
  * A request's decoded arguments, result structs and scratch buffers (READ data,
  * READDIR entries) come from its arena and are released all at once by arena_reset()
- * when the request is done (the last one alone by arena_give_back()). The first chunk
- * is kept across resets, so a steady stream of small calls allocates nothing from the
+ * when the request is done (or back to a mark by arena_rewind()). The first chunk is
+ * kept across resets, so a steady stream of small calls allocates nothing from the
  * heap.
  */
 #ifndef SHOAL_ARENA_H
@@ -21,6 +21,12 @@ struct arena {
 	size_t chunk_size;
 };
 
+/* A point in an arena's allocations to go back to (arena_mark(), arena_rewind()). */
+struct arena_mark {
+	struct arena_chunk *chunk;
+	size_t used;
+};
+
 /* Prepare an empty arena whose regular chunks hold @chunk_size bytes. */
 void arena_init(struct arena *a, size_t chunk_size);
 /* Free every chunk. */
@@ -29,16 +35,14 @@ void arena_fini(struct arena *a);
 void arena_reset(struct arena *a);
 /*
  * Return @n bytes aligned to 16, valid until the next arena_reset() or arena_fini(),
- * or NULL when memory is exhausted. Freed alone only by arena_give_back().
+ * or NULL when memory is exhausted. Never freed individually.
  */
 void *arena_alloc(struct arena *a, size_t n);
-/*
- * Give back @p, got from arena_alloc(@a, @n), if it is still the arena's last
- * allocation (a call that is to run again elsewhere drops its buffer); otherwise
- * nothing happens and @p stays until the reset. A chunk left empty is freed, unless it
- * is the kept one.
- */
-void arena_give_back(struct arena *a, void *p, size_t n);
+/* Note in *@m where @a's allocations stand now; valid until the next arena_reset(). */
+void arena_mark(const struct arena *a, struct arena_mark *m);
+/* Release every allocation made since @m was noted (a call that is to run again
+ * elsewhere drops what its first attempt allocated); chunks begun since are freed. */
+void arena_rewind(struct arena *a, const struct arena_mark *m);
 /* arena_alloc() and zero the bytes. */
 void *arena_zalloc(struct arena *a, size_t n);
 

@@ -397,7 +397,6 @@ static void nfs3_readlink(struct rpc_req *req, const void *argp, void *resp)
 		  : -ENOMEM;
 	if (err == -EAGAIN && !req->may_block) {
 		req->retry_blocking = true; /* maybe not cached: read it in the pool */
-		arena_give_back(&req->arena, buf, NFS3_MAXPATHLEN);
 		nfs3_obj_put(&o);
 		return;
 	}
@@ -441,7 +440,6 @@ static void nfs3_read(struct rpc_req *req, const void *argp, void *resp)
 		  : -ENOMEM;
 	if (err == -EAGAIN && !req->may_block) {
 		req->retry_blocking = true; /* not cached: read it in the pool */
-		arena_give_back(&req->arena, buf, count ? count : 1);
 		nfs3_obj_put(&o);
 		return;
 	}

@@ -236,6 +236,7 @@ enum rpc_step rpc_call_begin(struct rpc_req *req, struct drc *drc, const uint8_t
 	if (proc->decode && !proc->decode(&c, pv->args))
 		return rpc_fail(req, RPC_GARBAGE_ARGS);
 	pv->t0_ns = mono_ns();
+	arena_mark(&req->arena, &pv->run_mark);
 	/* A procedure that never blocks by design never waits for a flush either: when one
 	 * call of it asks to run where it may block (retry_blocking), that is RPC_POOL_READ. */
 	if (proc->pool_if)
@@ -291,6 +292,7 @@ bool rpc_call_retry_blocking(struct rpc_req *req)
 	if (!req->retry_blocking)
 		return false;
 	req->retry_blocking = false;
+	arena_rewind(&req->arena, &pv->run_mark); /* what the first run allocated */
 	memset(pv->res, 0, pv->proc->res_size);
 	return true;
 }

@@ -50,11 +50,12 @@ struct rpc_req_priv {
 	struct xdr_out out; /* the reply message (no record mark) */
 	struct drc *drc;
 	struct drc_slot slot;
-	bool drc_pending;     /* slot is IN_PROGRESS and must be completed */
-	int stat_slot;	      /* the procedure's rpc_stats slot, -1 for none */
-	uint64_t t0_ns;	      /* when its decoding ended (CLOCK_MONOTONIC) */
-	enum rpc_pool pool;   /* where it runs if it blocks (proc->pool or proc->pool_if) */
-	uint32_t reply_bytes; /* proc->reply_size(args), or 0 */
+	bool drc_pending;	    /* slot is IN_PROGRESS and must be completed */
+	int stat_slot;		    /* the procedure's rpc_stats slot, -1 for none */
+	uint64_t t0_ns;		    /* when its decoding ended (CLOCK_MONOTONIC) */
+	enum rpc_pool pool;	    /* where it runs if it blocks (proc->pool or proc->pool_if) */
+	uint32_t reply_bytes;	    /* proc->reply_size(args), or 0 */
+	struct arena_mark run_mark; /* the arena once decoded: a retry goes back to it */
 };
 
 enum rpc_step {
@@ -91,7 +92,8 @@ void rpc_call_run_gathered(struct rpc_req *req);
  * each after. */
 void rpc_call_end_group(struct rpc_req *const *reqs, unsigned n);
 /* After rpc_call_run() on an event loop: true if the handler asked to run again in its
- * blocking pool (req->retry_blocking), its results then cleared for that run. */
+ * blocking pool (req->retry_blocking), its results and what it allocated from the
+ * request's arena then cleared for that run. */
 bool rpc_call_retry_blocking(struct rpc_req *req);
 /* Encode the reply into priv->out and complete the cache entry, if any. */
 void rpc_call_end(struct rpc_req *req);

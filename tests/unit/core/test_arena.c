@@ -1,6 +1,6 @@
 /*
  * test_arena.c - the request arena: allocations are aligned and distinct, a reset keeps
- * the first chunk for reuse, and arena_give_back() returns only the last allocation.
+ * the first chunk for reuse, and arena_rewind() releases what came after its mark.
  */
 #include <stdint.h>
 #include <string.h>
@@ -29,43 +29,50 @@ static void test_alloc_and_reset(void)
 	arena_fini(&a);
 }
 
-static void test_give_back_last_only(void)
+/* A rewind releases what came after the mark, also a chunk of its own, and nothing
+ * before it. */
+static void test_rewind(void)
 {
 	struct arena a;
-	unsigned char *p, *q, *r;
+	struct arena_mark m;
+	unsigned char *p, *q, *big;
 
 	arena_init(&a, 4096);
 	p = arena_alloc(&a, 100);
+	arena_mark(&a, &m);
 	q = arena_alloc(&a, 100);
-	arena_give_back(&a, p, 100); /* not the last: stays */
-	r = arena_alloc(&a, 100);
-	CHECK(r != p && r != q);
-	arena_give_back(&a, r, 100); /* the last: its bytes are reused */
-	CHECK(arena_alloc(&a, 100) == r);
-	arena_give_back(&a, NULL, 100);
-	arena_give_back(&a, r, (size_t)-1);
-	CHECK(arena_alloc(&a, 1) == r + 112);
+	big = arena_alloc(&a, 65536);
+	CHECK(p && q && big);
+	arena_alloc(&a, 10); /* a regular chunk after the large one */
+	arena_rewind(&a, &m);
+	CHECK(arena_alloc(&a, 100) == q);
+	CHECK(arena_alloc(&a, 1) == q + 112);
+	arena_rewind(&a, &m);
+	arena_rewind(&a, &m); /* twice: nothing more to release */
+	CHECK(arena_alloc(&a, 100) == q);
+	arena_reset(&a);
+	CHECK(arena_alloc(&a, 100) == p); /* the kept chunk survived */
 	arena_fini(&a);
 }
 
-/* A large buffer given back frees its chunk: later allocations continue where the
- * regular chunk left off. */
-static void test_give_back_large(void)
+/* A mark taken on an empty arena: a rewind frees every chunk, the kept one too, and the
+ * arena works on as new. */
+static void test_rewind_to_empty(void)
 {
 	struct arena a;
-	unsigned char *p, *big;
+	struct arena_mark m;
+	unsigned char *p;
 
 	arena_init(&a, 4096);
-	p = arena_alloc(&a, 32);
-	big = arena_alloc(&a, 65536);
-	CHECK(big != NULL);
-	arena_give_back(&a, big, 65536);
-	CHECK(arena_alloc(&a, 32) == p + 32);
-	big = arena_alloc(&a, 65536);
-	CHECK(big != NULL);
-	if (big)
-		memset(big, 0, 65536);
+	arena_mark(&a, &m);
+	CHECK(arena_alloc(&a, 100) != NULL);
+	CHECK(arena_alloc(&a, 65536) != NULL);
+	arena_rewind(&a, &m);
+	p = arena_alloc(&a, 100);
+	CHECK(p != NULL);
+	arena_reset(&a);
+	CHECK(arena_alloc(&a, 100) == p);
 	arena_fini(&a);
 }
 
-TESTS(test_alloc_and_reset, test_give_back_last_only, test_give_back_large)
+TESTS(test_alloc_and_reset, test_rewind, test_rewind_to_empty)

@@ -97,19 +97,27 @@ static void run_policy(struct rpc_req *req, const void *args, void *res)
 }
 
 /* RETRY, on a loop, says it would block (after writing a result that must not be
- * sent); in a pool, it answers with its thread's scheduling policy. */
+ * sent, and taking a buffer from its arena that notes its own address); in a pool, it
+ * answers with its thread's scheduling policy, plus 1000 if the buffer it takes is not
+ * the loop run's one, given back. */
 static atomic_int retry_loop_runs;
 
 static void run_retry(struct rpc_req *req, const void *args, void *res)
 {
+	void **buf = arena_alloc(&req->arena, 64);
+
 	(void)args;
+	if (!buf)
+		return;
 	if (!req->may_block) {
 		atomic_fetch_add(&retry_loop_runs, 1);
+		*buf = buf;
 		*(uint32_t *)res = 0xdead;
 		req->retry_blocking = true;
 		return;
 	}
-	*(uint32_t *)res += (uint32_t)sched_getscheduler(0); /* 0 + policy once cleared */
+	/* 0 + policy once cleared */
+	*(uint32_t *)res += (uint32_t)sched_getscheduler(0) + (*buf == buf ? 0 : 1000);
 }
 
 /* HOLDBIG is HOLD announcing a 1 MiB reply (it sends 4 bytes). */
@@ -755,7 +763,7 @@ static void test_pool_threads_are_batch(void)
 }
 
 /* A handler that would block on the loop runs once there, then again in its pool, whose
- * result alone is sent (the loop run's is cleared). */
+ * result alone is sent (the loop run's is cleared, and its arena allocations released). */
 static void test_retry_in_pool(void)
 {
 	struct net_opts o = {.threads = 1, .blocking_threads = 2};
