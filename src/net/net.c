@@ -10,6 +10,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -242,15 +243,22 @@ err:
 	return err;
 }
 
+/* Thread names (at most 15 characters) show in ps -L, top -H and perf. */
+static const char *const pool_names[RPC_NPOOLS] = {
+	[RPC_POOL_SYNC] = "shoal-sync",
+	[RPC_POOL_READ] = "shoal-read",
+};
+
 int net_server_start(struct net_server *s)
 {
+	char name[16];
 	int err;
 
 	if (s->started)
 		return -EBUSY;
 	s->started = true;
 	for (unsigned i = 0; i < RPC_NPOOLS; i++) {
-		err = net_pool_start(&s->pools[i], s->opts.blocking_threads);
+		err = net_pool_start(&s->pools[i], s->opts.blocking_threads, pool_names[i]);
 		if (err)
 			return err;
 	}
@@ -258,6 +266,8 @@ int net_server_start(struct net_server *s)
 		err = pthread_create(&s->loops[i].thr, NULL, net_loop_main, &s->loops[i]);
 		if (err)
 			return -err;
+		snprintf(name, sizeof(name), "shoal-loop%u", i % 10000);
+		pthread_setname_np(s->loops[i].thr, name); /* a name only: failure is harmless */
 		s->loops[i].started = true;
 	}
 	return 0;

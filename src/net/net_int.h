@@ -254,7 +254,8 @@ bool net_mem_take(struct net_server *s, size_t bytes);
 void net_mem_give(struct net_server *s, size_t bytes);
 
 /* net_pool.c */
-int net_pool_start(struct net_pool *p, unsigned n);
+/* Start @n threads, named @prefix and their number (for ps -L, top -H, perf). */
+int net_pool_start(struct net_pool *p, unsigned n, const char *prefix);
 void net_pool_submit(struct net_pool *p, struct net_req *r);
 /* Let queued jobs finish, then join the threads. */
 void net_pool_stop(struct net_pool *p);

@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -165,8 +166,9 @@ static void *net_pool_main(void *arg)
 	}
 }
 
-int net_pool_start(struct net_pool *p, unsigned n)
+int net_pool_start(struct net_pool *p, unsigned n, const char *prefix)
 {
+	char name[16];
 	int err;
 
 	p->thr = calloc(n, sizeof(*p->thr));
@@ -177,6 +179,8 @@ int net_pool_start(struct net_pool *p, unsigned n)
 		err = pthread_create(&p->thr[p->started], NULL, net_pool_main, p);
 		if (err)
 			return -err;
+		snprintf(name, sizeof(name), "%s%u", prefix, p->started);
+		pthread_setname_np(p->thr[p->started], name); /* a name only: failure is harmless */
 	}
 	return 0;
 }

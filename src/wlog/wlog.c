@@ -369,8 +369,10 @@ int wlog_start(struct wlog *w, wlog_sync_fn sync, void *arg)
 	if (err)
 		return err;
 	err = -pthread_create(&w->thr, NULL, wlog_thread, w);
-	if (!err)
+	if (!err) {
 		w->started = true;
+		pthread_setname_np(w->thr, "shoal-wlog");
+	}
 	return err;
 }
 

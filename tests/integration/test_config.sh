@@ -1,8 +1,9 @@
 #!/bin/bash
 # test_config.sh - the command-line and exports contract: exit 1 with "FILE:LINE:" for a
 # bad exports line, exit 1 for a missing export path and for a port already taken, exit 2
-# for bad usage, --help, squashing options, SIGHUP re-reading the exports file (a client
-# no longer listed is refused, then allowed again, without a restart) and SIGTERM -> 0.
+# for bad usage, --help, threads named by their job, squashing options, SIGHUP re-reading
+# the exports file (a client no longer listed is refused, then allowed again, without a
+# restart) and SIGTERM -> 0.
 . "$(dirname "$0")/lib.sh"
 
 P=$TOOLS/nfs3_procs
@@ -50,6 +51,14 @@ expect_exit bad-idle-timeout 2 "idle-timeout" "${quick[@]}" --idle-timeout -1 "$
 
 # A port already taken, by a first server on the default ports.
 start_server holder --state-dir "$T/state-holder" "$exp" || it_done
+# Its threads are named by their job, for ps -L, top -H and perf.
+names=$(cat /proc/"${SRV_PID[holder]}"/task/*/comm | sort -u | tr '\n' ' ')
+for want in shoal-loop0 shoal-sync0 shoal-read0; do
+	case " $names" in
+	*" $want "*) ok "thread-name-$want" ;;
+	*) fail "thread-name-$want: expected a thread named $want got: $names" ;;
+	esac
+done
 expect_exit nfs-port-taken 1 "2049|in use" --no-portmap --mount-port 0 --state-dir "$T/state" "$exp"
 expect_exit mount-port-taken 1 "20048|in use" --no-portmap --nfs-port 0 --state-dir "$T/state" "$exp"
 expect_exit portmap-taken 1 "111|in use" --nfs-port 0 --mount-port 0 --state-dir "$T/state" "$exp"
