@@ -69,6 +69,7 @@ int net_server_new(const struct net_opts *opts, struct net_server **out)
 		s->opts.idle_timeout_ms = NET_DEF_IDLE_MS;
 	atomic_init(&s->nconns, 0);
 	s->mem_cap = net_mem_cap(s->opts.max_call_mib);
+	s->mem_share = net_mem_share(s->mem_cap);
 	atomic_init(&s->mem_held, 0);
 	for (unsigned i = 0; i < RPC_NPOOLS; i++) {
 		pthread_mutex_init(&s->pools[i].lock, NULL);

@@ -66,6 +66,7 @@ struct net_req {
 	struct rpc_req_priv rp;
 	struct net_loop *loop;
 	struct net_conn *conn; /* NULL for UDP */
+	struct net_acct *acct; /* conn's address's account of call memory; NULL for UDP */
 	int udp_fd;	       /* UDP: the socket to answer on */
 	bool udp_v6;	       /* UDP: that socket is AF_INET6 (answer v4-mapped) */
 	/* UDP: the address the datagram was sent to (IP_PKTINFO / IPV6_PKTINFO), which the
@@ -122,6 +123,7 @@ struct net_conn {
 	uint64_t tx_ms;
 	struct sockaddr_storage peer;
 	socklen_t peer_len;
+	struct net_acct *acct; /* its address's call memory (a reference), or NULL */
 	uint16_t local_port;
 	struct recmark rm;
 	struct net_req *cur; /* record being assembled */
@@ -224,6 +226,7 @@ struct net_server {
 	atomic_uint nconns;
 	struct net_peers peers;	 /* connections per client address */
 	size_t mem_cap;		 /* bytes that large calls and replies may hold at once */
+	size_t mem_share;	 /* of those, what one client address may hold */
 	_Atomic size_t mem_held; /* held now */
 	bool started;
 	bool stopped;
@@ -248,10 +251,15 @@ void net_req_reply_direct(struct net_req *r);
 /* The budget in bytes for @mib MiB; 0 for the default (an eighth of RAM, 64 MiB to
  * 4 GiB). At least one large receive buffer (NET_MAX_RECORD). */
 size_t net_mem_cap(unsigned mib);
-/* Take @bytes (at most NET_MAX_RECORD) from the budget; false if it lacks them. */
-bool net_mem_take(struct net_server *s, size_t bytes);
-/* Give @bytes back, waking the loops that have connections waiting. */
-void net_mem_give(struct net_server *s, size_t bytes);
+/* What one client address may hold of a budget of @cap bytes. */
+size_t net_mem_share(size_t cap);
+/* Take @bytes (at most NET_MAX_RECORD) from the budget, for a client address's account
+ * @a (NULL: none, UDP); false if the budget or the address's share lacks them. */
+bool net_mem_take(struct net_server *s, struct net_acct *a, size_t bytes);
+/* True if @a (NULL: none) holds too much to take @bytes more, whatever the budget. */
+bool net_mem_over_share(const struct net_server *s, struct net_acct *a, size_t bytes);
+/* Give @bytes taken for @a back, waking the loops that have connections waiting. */
+void net_mem_give(struct net_server *s, struct net_acct *a, size_t bytes);
 
 /* net_pool.c */
 /* Start @n threads, named @prefix and their number (for ps -L, top -H, perf). */

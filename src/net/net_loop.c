@@ -13,17 +13,18 @@
  * Back-pressure: with NET_MAX_INFLIGHT calls in progress, NET_MAX_QUEUED reply bytes
  * queued or NET_MAX_BLOCKING calls in the blocking pool (whose replies, up to a record
  * each, are not counted yet), a connection stops reading until it drains; one whose
- * record needs a large buffer when the server's budget of them is spent (net_mem.c)
- * stops reading until one is given back.
+ * record needs a large buffer when the server's budget of them, or its client address's
+ * share of it, is spent (net_mem.c) stops reading until one is given back.
  * Placement: a connection lives on the loop with the fewest when it is accepted; the
  * accepting loop hands it over on that loop's wake-up stack (like the pool's
  * completions), so busy clients do not pile up on one loop.
  * Limits: past the server's connection limit, or its limit per client address
  * (net_peers.c), an accepted connection is closed at once. A call that announces a
- * large reply (a READ) waits, decoded but not started, until the memory budget has room
- * for it (req_dispatch(), net_mem.c). A sweep closes connections whose record in
- * progress has stalled or whose replies are not taken (the record timeout) and those
- * with nothing in progress that have sent nothing for the idle timeout (loop_sweep()).
+ * large reply (a READ) waits, decoded but not started, until the memory budget (and its
+ * address's share) has room for it (req_dispatch(), net_mem.c). A sweep closes
+ * connections whose record in progress has stalled or whose replies are not taken (the
+ * record timeout) and those with nothing in progress that have sent nothing for the
+ * idle timeout (loop_sweep()).
  */
 #include "net/net_int.h"
 
@@ -68,6 +69,7 @@ static struct net_req *req_get(struct net_loop *l)
 	r->sent = false;
 	r->reply_res = 0;
 	r->conn = NULL;
+	r->acct = NULL;
 	r->udp_fd = -1;
 	r->next = NULL;
 	l->inflight++;
@@ -84,11 +86,11 @@ static enum grow req_grow(struct net_loop *l, struct net_req *r, size_t need)
 
 	if (need <= r->rcap)
 		return GROW_OK;
-	if (!net_mem_take(l->srv, NET_MAX_RECORD))
+	if (!net_mem_take(l->srv, r->acct, NET_MAX_RECORD))
 		return GROW_WAIT;
 	big = l->nbig ? l->bigs[--l->nbig] : malloc(NET_MAX_RECORD);
 	if (!big) {
-		net_mem_give(l->srv, NET_MAX_RECORD);
+		net_mem_give(l->srv, r->acct, NET_MAX_RECORD);
 		return GROW_NOMEM;
 	}
 	memcpy(big, r->rbuf, r->rlen);
@@ -111,6 +113,7 @@ static void loop_reap(struct net_loop *l)
 
 	while ((c = l->dead)) {
 		l->dead = c->dead_next;
+		net_acct_put(c->acct); /* its requests, which gave back what it took, are gone */
 		pthread_mutex_destroy(&c->tx_lock);
 		free(c);
 	}
@@ -127,7 +130,7 @@ static void req_give_budget(struct net_req *r)
 {
 	if (r->rbuf != r->small && !r->big_given) {
 		r->big_given = true;
-		net_mem_give(r->loop->srv, NET_MAX_RECORD);
+		net_mem_give(r->loop->srv, r->acct, NET_MAX_RECORD);
 	}
 }
 
@@ -156,7 +159,7 @@ static void req_release(struct net_req *r)
 	arena_reset(&r->req.arena);
 	req_drop_call(r);
 	if (r->reply_res) { /* its reply is sent (or dropped): the memory is free */
-		net_mem_give(l->srv, r->reply_res);
+		net_mem_give(l->srv, r->acct, r->reply_res);
 		r->reply_res = 0;
 	}
 	l->inflight--;
@@ -555,7 +558,7 @@ static size_t reply_need(const struct net_req *r)
 static bool conn_park(struct net_conn *c, struct net_req *r, enum rpc_step step)
 {
 	conn_mem_wait(c);
-	if (net_mem_take(c->loop->srv, reply_need(r))) { /* see net_mem_give() */
+	if (net_mem_take(c->loop->srv, r->acct, reply_need(r))) { /* see net_mem_give() */
 		conn_mem_unwait(c);
 		r->reply_res = reply_need(r);
 		return true;
@@ -577,7 +580,7 @@ static void req_dispatch(struct net_loop *l, struct net_req *r)
 
 	if ((step == RPC_STEP_RUN || step == RPC_STEP_RUN_BLOCKING) && r->conn &&
 	    r->rp.reply_bytes) {
-		if (net_mem_take(l->srv, reply_need(r)))
+		if (net_mem_take(l->srv, r->acct, reply_need(r)))
 			r->reply_res = reply_need(r);
 		else if (!conn_park(r->conn, r, step))
 			return;
@@ -720,6 +723,7 @@ static void conn_parse(struct net_conn *c)
 					return;
 				}
 				c->cur->conn = c;
+				c->cur->acct = c->acct;
 				c->refs++;
 				c->inflight++;
 			}
@@ -830,6 +834,7 @@ static void conn_new(struct net_loop *l, int fd, struct sockaddr_storage *ss, so
 	net_norm_peer(ss, &len);
 	memcpy(&c->peer, ss, len);
 	c->peer_len = len;
+	c->acct = net_peers_acct(&l->srv->peers, ss);
 	c->local_port = port;
 	c->rx_ms = l->now_ms; /* idle from now */
 	recmark_init(&c->rm, NET_MAX_RECORD);
@@ -848,6 +853,8 @@ static void conn_new(struct net_loop *l, int fd, struct sockaddr_storage *ss, so
 		sweep_within(l, idle_sweep_ms(l));
 	return;
 err:
+	if (c)
+		net_acct_put(c->acct);
 	free(c);
 	conn_drop_fd(l, fd, ss);
 }
@@ -1125,24 +1132,42 @@ static void loop_begin_stop(struct net_loop *l)
 	}
 }
 
+/* What waiting connection @c waits for: its parked call's reply or its record's buffer. */
+static size_t conn_mem_need(const struct net_conn *c)
+{
+	return c->parked ? reply_need(c->parked) : (size_t)NET_MAX_RECORD;
+}
+
+/* Whether @c waits because its client address holds its whole share. */
+static bool conn_over_share(const struct net_conn *c)
+{
+	return net_mem_over_share(c->loop->srv, c->acct, conn_mem_need(c));
+}
+
 /* Buffers were given back: resume the connections waiting for one, oldest first, until
  * one has to wait again (the look at the budget first keeps that order when another loop
- * took the buffer: a connection that tries and fails goes to the back). */
+ * took the buffer: a connection that tries and fails goes to the back). One whose client
+ * address holds its whole share stays where it is, and does not hold up the others. */
 static void loop_mem_retry(struct net_loop *l)
 {
-	struct net_conn *c;
+	struct net_conn *c, *next;
 	struct net_req *r;
 
-	while ((c = l->mw_head) && !l->stopping &&
-	       atomic_load(&l->srv->mem_held) +
-			       (c->parked ? reply_need(c->parked) : (size_t)NET_MAX_RECORD) <=
-		       l->srv->mem_cap) {
+	for (c = l->mw_head; c && !l->stopping; c = next) {
+		next = c->mw_next;
+		if (conn_over_share(c))
+			continue;
+		if (atomic_load(&l->srv->mem_held) + conn_mem_need(c) > l->srv->mem_cap)
+			break;
 		conn_mem_unwait(c);
 		c->refs++;
 		if ((r = c->parked)) {
-			if (!net_mem_take(l->srv, reply_need(r))) { /* another loop took it */
+			/* Another loop, or a call of its own address, took it. */
+			if (!net_mem_take(l->srv, r->acct, reply_need(r))) {
 				conn_mem_wait(c);
 				conn_put(c);
+				if (conn_over_share(c))
+					continue;
 				break;
 			}
 			r->reply_res = reply_need(r);
@@ -1158,9 +1183,9 @@ static void loop_mem_retry(struct net_loop *l)
 		conn_parse(c);
 		if (!c->closed && !c->paused)
 			conn_set_events(c, c->events & EPOLLOUT);
-		if (c->mem_wait) {
+		if (c->mem_wait && !conn_over_share(c)) {
 			conn_put(c);
-			break;
+			break; /* the budget is spent again */
 		}
 		conn_put(c);
 	}

@@ -66,6 +66,10 @@ void net_peers_fini(struct net_peers *p)
 {
 	if (!p->slots)
 		return;
+	for (uint32_t i = 0; i <= p->mask; i++) {
+		if (p->slots[i].conns)
+			net_acct_put(p->slots[i].acct);
+	}
 	pthread_mutex_destroy(&p->lock);
 	free(p->slots);
 	p->slots = NULL;
@@ -81,13 +85,42 @@ bool net_peers_take(struct net_peers *p, const struct sockaddr_storage *ss)
 	pthread_mutex_lock(&p->lock);
 	e = &p->slots[find_slot(p, key)];
 	ok = e->conns < p->limit;
-	if (ok) {
-		if (!e->conns)
+	if (ok && !e->conns) {
+		e->acct = malloc(sizeof(*e->acct));
+		ok = e->acct != NULL;
+		if (ok) {
+			atomic_init(&e->acct->held, 0);
+			atomic_init(&e->acct->refs, 1);
 			memcpy(e->addr, key, 16);
-		e->conns++;
+		}
 	}
+	if (ok)
+		e->conns++;
 	pthread_mutex_unlock(&p->lock);
 	return ok;
+}
+
+struct net_acct *net_peers_acct(struct net_peers *p, const struct sockaddr_storage *ss)
+{
+	uint8_t key[16];
+	struct net_peer *e;
+	struct net_acct *a = NULL;
+
+	peer_key(ss, key);
+	pthread_mutex_lock(&p->lock);
+	e = &p->slots[find_slot(p, key)];
+	if (e->conns) {
+		a = e->acct;
+		atomic_fetch_add(&a->refs, 1);
+	}
+	pthread_mutex_unlock(&p->lock);
+	return a;
+}
+
+void net_acct_put(struct net_acct *a)
+{
+	if (a && atomic_fetch_sub(&a->refs, 1) == 1)
+		free(a);
 }
 
 /* Empty slot @i, moving back the entries after it that probed past it. Called locked. */
@@ -95,6 +128,7 @@ static void remove_slot(struct net_peers *p, uint32_t i)
 {
 	uint32_t j = i;
 
+	net_acct_put(p->slots[i].acct);
 	for (;;) {
 		uint32_t home;
 

@@ -1,24 +1,36 @@
 /*
  * net_peers.h - how many TCP connections each client address holds, so that one host
- * cannot take every connection the server allows and lock the others out.
+ * cannot take every connection the server allows and lock the others out; and each
+ * address's account of call memory (net_mem.c), so that one host cannot take the
+ * server's whole budget either.
  *
  * An address is the client's IP address alone (an IPv4 address and its IPv4-mapped
  * IPv6 form are one client); ports do not count. The table is fixed at creation, sized
  * for the server's connection limit, and shared by the event loops under one mutex:
  * it is touched once when a connection is accepted and once when it closes, never per
- * call.
+ * call. An account is reached from its connections without the table (a pointer each,
+ * atomics): it lives while the address is in the table or any connection of it is.
  */
 #ifndef SHOAL_NET_PEERS_H
 #define SHOAL_NET_PEERS_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
 
+/* What one client address holds of the server's call memory. */
+struct net_acct {
+	_Atomic size_t held; /* bytes */
+	atomic_uint refs;    /* the table's slot, and each connection's (net_peers_acct()) */
+};
+
 struct net_peer {
-	uint8_t addr[16]; /* IPv6, or IPv4-mapped */
-	uint32_t conns;	  /* 0: the slot is free */
+	uint8_t addr[16];      /* IPv6, or IPv4-mapped */
+	uint32_t conns;	       /* 0: the slot is free */
+	struct net_acct *acct; /* one reference */
 };
 
 struct net_peers {
@@ -34,10 +46,16 @@ struct net_peers {
 int net_peers_init(struct net_peers *p, uint32_t max_conns, uint32_t limit);
 void net_peers_fini(struct net_peers *p);
 /* Count one more connection from @ss; false (nothing counted) if its address already
- * holds @limit. Addresses of other families than IPv4/IPv6 share one entry. */
+ * holds @limit, or is new and no memory is left for its account. Addresses of other
+ * families than IPv4/IPv6 share one entry. */
 bool net_peers_take(struct net_peers *p, const struct sockaddr_storage *ss);
 /* The connection from @ss, counted by net_peers_take(), has closed. */
 void net_peers_give(struct net_peers *p, const struct sockaddr_storage *ss);
+/* The account of @ss, counted by net_peers_take() and not yet given back, with one more
+ * reference for the caller; NULL if it is not counted. */
+struct net_acct *net_peers_acct(struct net_peers *p, const struct sockaddr_storage *ss);
+/* Drop a reference to @a (NULL: none); the last frees it. Any thread. */
+void net_acct_put(struct net_acct *a);
 /* Connections counted for @ss now (for tests and the log). */
 uint32_t net_peers_count(struct net_peers *p, const struct sockaddr_storage *ss);
 

@@ -9,7 +9,8 @@
  *
  * -m MIB says the server runs with --max-call-memory MIB and -r S with --record-timeout
  * S (default 60): then only the cases of that server-wide budget run (memory-cap,
- * record-timeout). -i S says it runs with --idle-timeout S: then only idle-timeout runs.
+ * address-share, no-read-reads, record-timeout). -i S says it runs with --idle-timeout
+ * S: then only idle-timeout runs.
  * -s runs the long (soak) forms; -a says the server runs under ASan (quarantine 16 MiB),
  * whose shadow and quarantine memory are then added to the bound. THREADS is the server's --threads
  * (for the bound). While the cases run, a well-behaved probe client issues NULL and GETATTR calls
@@ -973,15 +974,23 @@ struct hcase {
 static unsigned call_mem_mib;	       /* -m: the server's --max-call-memory */
 static unsigned record_timeout_s = 60; /* -r: the server's --record-timeout */
 
-/* A non-blocking connection whose kernel buffers hold little: what it has sent beyond
- * about a quarter MiB, the server has read. */
+/* A non-blocking connection from client address @src (NULL: the default one) whose
+ * kernel buffers hold little: what it has sent beyond about a quarter MiB, the server
+ * has read. */
+static int conn_nb_small_from(const char *src)
+{
+	int fd = hc_connect_nfs_from(src), sz = SMALL_SNDBUF;
+
+	if (fd >= 0) {
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
+	}
+	return fd;
+}
+
 static int conn_nb_small(void)
 {
-	int fd = conn_nb(), sz = SMALL_SNDBUF;
-
-	if (fd >= 0)
-		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
-	return fd;
+	return conn_nb_small_from(NULL);
 }
 
 /* Send what each of the @n connections still has of @len bytes of @buf, without waiting
@@ -1059,41 +1068,67 @@ static size_t write_record(uint8_t *buf, uint32_t *xid)
 	return o.len + 4;
 }
 
-/* Send the rest of that WRITE on @fd (from @sent on) and expect NFS3_OK within 10 s. */
-static bool write_answered(const char *name, int fd, const uint8_t *buf, size_t len, size_t sent,
-			   uint32_t xid, const char *when)
+/* Send the rest of that WRITE on @fd (from @sent on) and expect NFS3_OK within @ms. */
+static bool write_answered_within(const char *name, int fd, const uint8_t *buf, size_t len,
+				  size_t sent, uint32_t xid, const char *when, long ms)
 {
 	struct rr_reply r = {0};
 
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-	if (send_some(fd, buf + sent, len - sent, 10000) && expect_xid(fd, xid, 10000, &r) &&
+	if (send_some(fd, buf + sent, len - sent, ms) && expect_xid(fd, xid, ms, &r) &&
 	    r.stat == 0 && r.code == 0 && r.nfsstat == 0)
 		return true;
-	check_fail(name, "expected a 512 KiB WRITE answered NFS3_OK %s got %s", when,
-		   r.xid == xid ? hc_nfsstat_name((int)r.nfsstat) : "no reply");
+	check_fail(name, "expected a 512 KiB WRITE answered NFS3_OK %s (within %ld ms) got %s",
+		   when, ms, r.xid == xid ? hc_nfsstat_name((int)r.nfsstat) : "no reply");
 	return false;
+}
+
+static bool write_answered(const char *name, int fd, const uint8_t *buf, size_t len, size_t sent,
+			   uint32_t xid, const char *when)
+{
+	return write_answered_within(name, fd, buf, len, sent, xid, when, 10000);
 }
 
 /* The budget's large buffers (the server's formula): the connections that can hold one. */
 static unsigned cap_buffers(void)
 {
-	return (unsigned)(((size_t)call_mem_mib << 20) / NET_MAX_RECORD);
+	return (unsigned)(net_mem_cap(call_mem_mib) / NET_MAX_RECORD);
+}
+
+/* Of those, how many one client address may hold (the server's formula). */
+static unsigned share_buffers(void)
+{
+	return (unsigned)(net_mem_share(net_mem_cap(call_mem_mib)) / NET_MAX_RECORD);
+}
+
+/* The source address of record holder @i of holders spread over @naddr addresses
+ * (127.0.2.x; NULL for @naddr 0: the default address). */
+static const char *holder_addr(unsigned i, unsigned naddr)
+{
+	static char a[SPREAD_ADDRS][16];
+
+	if (!naddr)
+		return NULL;
+	i %= naddr < SPREAD_ADDRS ? naddr : SPREAD_ADDRS;
+	snprintf(a[i], sizeof(a[i]), "127.0.2.%u", 1 + i);
+	return a[i];
 }
 
 static uint8_t hold_buf[4 + HOLD_BYTES]; /* what each record holder sends */
 
 /*
- * Open @n connections that each announce a 1 MiB record and send 900 KiB of it; wait
- * (up to 20 s) until @want have sent it all. The number that have.
+ * Open @n connections, spread over @naddr client addresses (0: all from the default
+ * one), that each announce a 1 MiB record and send 900 KiB of it; wait (up to 20 s)
+ * until @want have sent it all. The number that have.
  */
-static unsigned hold_records(int *fds, size_t *sent, unsigned n, unsigned want)
+static unsigned hold_records(int *fds, size_t *sent, unsigned n, unsigned want, unsigned naddr)
 {
 	long deadline = rr_now_ms() + 20000;
 	unsigned done;
 
 	xdr_put_u32(hold_buf, BIG); /* a fragment of 1 MiB, not the last */
 	for (unsigned i = 0; i < n; i++)
-		fds[i] = conn_nb_small();
+		fds[i] = conn_nb_small_from(holder_addr(i, naddr));
 	while ((done = push_all(fds, sent, n, hold_buf, sizeof(hold_buf))) < want &&
 	       rr_now_ms() < deadline)
 		wait_writable(fds, sent, n, sizeof(hold_buf), 100);
@@ -1103,13 +1138,15 @@ static unsigned hold_records(int *fds, size_t *sent, unsigned n, unsigned want)
 /*
  * With the server's budget at CAP large buffers, CAP + 8 connections each announce a
  * 1 MiB record and send 900 KiB of it through a small send buffer, so that a connection
- * finishes sending only if the server took a buffer for its record: exactly CAP finish.
+ * finishes sending only if the server took a buffer for its record: exactly CAP finish
+ * (the holders come from enough addresses that their shares add up to more than CAP).
  * A well-behaved client's 512 KiB WRITE then gets no reply within a second while the
  * probe's small calls go on; once the record holders hang up, it is answered.
  */
 static bool case_memory_cap(void)
 {
 	unsigned cap = cap_buffers(), n = cap + 8, done;
+	unsigned naddr = (cap + share_buffers() - 1) / share_buffers() + 1;
 	size_t wlen, *sent = calloc(n, sizeof(size_t)), wsent = 0;
 	uint8_t *wbuf = malloc(BIG);
 	int *fds = calloc(n, sizeof(int)), wfd;
@@ -1117,7 +1154,7 @@ static bool case_memory_cap(void)
 	uint32_t xid;
 
 	case_budget(n - cap, cap, 0);
-	done = hold_records(fds, sent, n, cap);
+	done = hold_records(fds, sent, n, cap, naddr);
 	if (done != cap) {
 		check_fail("memory-cap",
 			   "expected %u of %u connections to send their %u KiB (a large buffer "
@@ -1158,6 +1195,70 @@ static bool case_memory_cap(void)
 }
 
 /*
+ * One address's share of the budget: CAP + 4 connections from one client address each
+ * announce a 1 MiB record and send 900 KiB of it; only SHARE of them get a buffer (a
+ * quarter of the budget, or one), the others wait. Another address's 512 KiB WRITE is
+ * then answered at once (in less than half the record timeout, which would otherwise
+ * free the buffers), while one more from the holders' address stalls until they hang
+ * up.
+ */
+static bool case_address_share(void)
+{
+	unsigned cap = cap_buffers(), share = share_buffers(), n = cap + 4, done;
+	size_t wlen, *sent = calloc(n, sizeof(size_t)), wsent = 0;
+	uint8_t *wbuf = malloc(BIG);
+	int *fds = calloc(n, sizeof(int)), wfd, own;
+	bool good = true;
+	uint32_t xid;
+
+	case_budget(n - share, share + 2, 0);
+	done = hold_records(fds, sent, n, share, 1);
+	if (done != share) {
+		check_fail("address-share",
+			   "expected %u of %u connections from one address to send their %u KiB "
+			   "(its share of %u large buffers) got %u",
+			   share, n, HOLD_BYTES / 1024, cap, done);
+		good = false;
+	}
+	wlen = write_record(wbuf, &xid);
+	wfd = conn_nb_small_from("127.0.3.1");
+	good = write_answered_within("address-share", wfd, wbuf, wlen, 0, xid,
+				     "from another address while one holds its share",
+				     record_timeout_s * 1000L / 2) &&
+	       good;
+	close(wfd);
+	own = conn_nb_small_from(holder_addr(0, 1));
+	if (!write_stalls(own, wbuf, wlen, &wsent, 1000)) {
+		check_fail("address-share",
+			   "expected a 512 KiB WRITE from the holders' address to stall got it "
+			   "answered or taken (%zu of %zu bytes sent)",
+			   wsent, wlen);
+		good = false;
+	}
+	done = push_all(fds, sent, n, hold_buf, sizeof(hold_buf));
+	if (done != share) {
+		check_fail("address-share", "expected still %u connections to have sent all got %u",
+			   share, done);
+		good = false;
+	}
+	printf("    %u of %u connections from one address hold a 1 MiB record each (of %u "
+	       "buffers); another address's WRITE is answered, theirs waits\n",
+	       done, n, cap);
+	for (unsigned i = 0; i < n; i++) {
+		if (fds[i] >= 0)
+			close(fds[i]);
+	}
+	good = write_answered("address-share", own, wbuf, wlen, wsent, xid,
+			      "from the holders' address once they hung up") &&
+	       good;
+	close(own);
+	free(fds);
+	free(sent);
+	free(wbuf);
+	return good;
+}
+
+/*
  * The record timeout (-r S, the server's --record-timeout): as many connections as the
  * budget has buffers each hold a 1 MiB record half-sent, and go quiet; a NULL call
  * arrives a byte a second for longer than the timeout. The server must close every
@@ -1167,6 +1268,7 @@ static bool case_memory_cap(void)
 static bool case_record_timeout(void)
 {
 	unsigned cap = cap_buffers(), done, closed = 0;
+	unsigned naddr = (cap + share_buffers() - 1) / share_buffers(); /* a share each */
 	size_t *sent = calloc(cap, sizeof(size_t)), wlen, nlen, k;
 	uint8_t *wbuf = malloc(BIG), nrec[128];
 	int *fds = calloc(cap, sizeof(int)), wfd, sfd = hc_connect_nfs();
@@ -1176,7 +1278,7 @@ static bool case_record_timeout(void)
 	struct rr_reply r;
 
 	case_budget(0, cap, 0);
-	done = hold_records(fds, sent, cap, cap);
+	done = hold_records(fds, sent, cap, cap, naddr);
 	if (done != cap) {
 		check_fail("record-timeout", "expected %u connections to hold a record got %u", cap,
 			   done);
@@ -1424,6 +1526,7 @@ static bool case_no_read_reads(void)
 
 static const struct hcase budget_cases[] = {
 	{"memory-cap", case_memory_cap},
+	{"address-share", case_address_share},
 	{"no-read-reads", case_no_read_reads},
 	{"record-timeout", case_record_timeout},
 };

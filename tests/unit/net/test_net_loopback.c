@@ -298,17 +298,26 @@ static bool recv_all(int fd, uint8_t *b, size_t n, int64_t deadline)
 	return true;
 }
 
-static int tcp_connect(uint16_t port)
+/* A connection to the server from 127.0.0.@host (another client address for each). */
+static int tcp_connect_from(uint16_t port, uint8_t host)
 {
 	struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons(port)};
+	struct sockaddr_in src = {.sin_family = AF_INET};
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (connect(fd, (struct sockaddr *)&sin, sizeof(sin)) < 0) {
+	src.sin_addr.s_addr = htonl(0x7f000000u | host);
+	if (bind(fd, (struct sockaddr *)&src, sizeof(src)) < 0 ||
+	    connect(fd, (struct sockaddr *)&sin, sizeof(sin)) < 0) {
 		close(fd);
 		return -1;
 	}
 	return fd;
+}
+
+static int tcp_connect(uint16_t port)
+{
+	return tcp_connect_from(port, 1);
 }
 
 /* Read one reply record: returns xid and the result word, false on a bad reply. */
@@ -788,53 +797,71 @@ static void test_retry_in_pool(void)
 	stop(s);
 }
 
-/* With room in the budget (2 MiB) for two 1 MiB replies, a third call waits unstarted
- * (counted as a wait for memory) while a small call on another connection is served;
- * once one of the first two is answered the third runs and is answered too. */
+/* Wait (up to 5 s) until @s has counted @n waits for call memory; that count. */
+static uint64_t mem_waits_reach(struct net_server *s, uint64_t n)
+{
+	int64_t deadline = now_ms() + 5000;
+	struct net_counters cnt;
+
+	do {
+		sched_yield();
+		net_server_counters(s, &cnt);
+	} while (cnt.mem_waits < n && now_ms() < deadline);
+	return cnt.mem_waits;
+}
+
+/*
+ * The budget (2 MiB) has room for two 1 MiB replies, a client address's share (a
+ * quarter, but at least a large record's worth) for one. Client A's second call waits
+ * unstarted (counted as a wait for memory), and does not hold up client B, whose call
+ * runs; client C's then waits for the budget, while a small call is served. Each answer
+ * lets one waiting call run (A's second if A's first was answered, C's else), then the
+ * last, and all four are answered.
+ */
 static void test_large_reply_waits_for_budget(void)
 {
 	struct net_opts o = {.threads = 1, .blocking_threads = 4, .max_call_mib = 2};
-	struct net_counters cnt;
 	struct net_server *s;
 	uint32_t xid, res, seen = 0;
 	uint16_t port = 0;
-	int64_t deadline;
-	int fd, other, started = 0;
+	int fd[3], other, started = 0;
 
 	sem_init(&hold_started, 0, 0);
 	sem_init(&hold_release, 0, 0);
 	s = start_tcp(&o, &port);
-	fd = tcp_connect(port);
+	for (uint8_t i = 0; i < 3; i++)
+		fd[i] = tcp_connect_from(port, 1 + i); /* clients A, B and C */
 	other = tcp_connect(port);
-	CHECK(fd >= 0 && other >= 0);
-	for (uint32_t i = 0; i < 3; i++)
-		send_call(fd, 12, 20 + i);
+	CHECK(fd[0] >= 0 && fd[1] >= 0 && fd[2] >= 0 && other >= 0);
+	send_call(fd[0], 12, 20);
+	send_call(fd[0], 12, 21);
 	CHECK(started_within(now_ms() + 5000));
-	CHECK(started_within(now_ms() + 5000));
-	deadline = now_ms() + 5000;
-	do {
-		sched_yield();
-		net_server_counters(s, &cnt);
-	} while (cnt.mem_waits == 0 && now_ms() < deadline);
-	CHECK_EQ(cnt.mem_waits, 1);
+	CHECK_EQ(mem_waits_reach(s, 1), 1); /* A's second: over A's share */
+	send_call(fd[1], 12, 22);
+	CHECK(started_within(now_ms() + 5000)); /* B's, past A's waiting one */
+	send_call(fd[2], 12, 23);
+	CHECK_EQ(mem_waits_reach(s, 2), 2); /* C's: the budget is spent */
 	send_call(other, 1, 5);
 	CHECK(read_reply(other, &xid, &res, now_ms() + 5000));
 	CHECK_EQ(res, 5);
 	sem_getvalue(&hold_started, &started);
-	CHECK_EQ(started, 0); /* the third has not begun */
+	CHECK_EQ(started, 0); /* neither waiting call has begun */
 	sem_post(&hold_release);
-	CHECK(read_reply(fd, &xid, &res, now_ms() + 5000));
-	seen |= 1u << (xid - 20);
-	CHECK(started_within(now_ms() + 5000)); /* the third, now */
+	CHECK(started_within(now_ms() + 5000)); /* A's second or C's */
+	sem_post(&hold_release);
+	CHECK(started_within(now_ms() + 5000)); /* the other */
 	sem_post(&hold_release);
 	sem_post(&hold_release);
-	for (int i = 0; i < 2; i++) {
-		CHECK(read_reply(fd, &xid, &res, now_ms() + 5000));
+	for (uint32_t i = 0; i < 4; i++) {
+		int k = i < 2 ? 0 : (int)i - 1; /* A answers 20 and 21, B 22, C 23 */
+
+		CHECK(read_reply(fd[k], &xid, &res, now_ms() + 5000));
 		CHECK_EQ(xid, res);
 		seen |= 1u << (xid - 20);
 	}
-	CHECK_EQ(seen, 7);
-	close(fd);
+	CHECK_EQ(seen, 15);
+	for (int k = 0; k < 3; k++)
+		close(fd[k]);
 	close(other);
 	stop(s);
 	sem_destroy(&hold_started);

@@ -1,9 +1,11 @@
 /*
  * test_net_peers.c - unit tests for the connections-per-client table
  * (src/net/net_peers.c): the limit per address, an IPv4 address and its IPv4-mapped
- * IPv6 form counted as one client, ports ignored, counts given back, and a long random
- * run of takes and gives over many addresses checked against a plain array, which
- * exercises probing and backward-shift deletion in a table kept half full.
+ * IPv6 form counted as one client, ports ignored, counts given back, each address's
+ * account of call memory outliving its last connection's count while referenced, and a
+ * long random run of takes and gives over many addresses checked against a plain array
+ * (counts, and each address keeping one account of its own), which exercises probing and
+ * backward-shift deletion in a table kept half full.
  */
 #include <arpa/inet.h>
 
@@ -87,6 +89,41 @@ static void test_address_is_the_client(void)
 	net_peers_fini(&p);
 }
 
+/* An address's account is one for all its connections (IPv4-mapped or not), another
+ * address's differs, and a reference keeps it after the address left the table: the
+ * address coming back gets a new one. */
+static void test_account_per_address(void)
+{
+	struct sockaddr_storage a = v4(0x7f000001, 700), a6 = v6("::ffff:127.0.0.1", 9),
+				b = v4(0x7f000002, 700);
+	struct net_acct *x, *y, *z;
+	struct net_peers p;
+
+	CHECK_EQ(net_peers_init(&p, 64, 3), 0);
+	CHECK(net_peers_acct(&p, &a) == NULL); /* not counted */
+	CHECK(net_peers_take(&p, &a));
+	CHECK(net_peers_take(&p, &a6));
+	CHECK(net_peers_take(&p, &b));
+	x = net_peers_acct(&p, &a);
+	y = net_peers_acct(&p, &a6);
+	z = net_peers_acct(&p, &b);
+	CHECK(x != NULL && x == y && z != NULL && z != x);
+	atomic_store(&x->held, 4096);
+	net_acct_put(y);
+	net_peers_give(&p, &a);
+	net_peers_give(&p, &a6); /* a leaves the table; x lives on for its reference */
+	CHECK_EQ(net_peers_count(&p, &a), 0);
+	CHECK_EQ(atomic_load(&x->held), 4096);
+	CHECK(net_peers_take(&p, &a));
+	y = net_peers_acct(&p, &a);
+	CHECK(y != NULL && y != x);
+	CHECK_EQ(atomic_load(&y->held), 0);
+	net_acct_put(x);
+	net_acct_put(y);
+	net_acct_put(z);
+	net_peers_fini(&p); /* frees the accounts of a and b, still in the table */
+}
+
 #define RUN_ADDRS 700 /* more addresses than the table holds at once */
 #define RUN_CONNS 512 /* the server's connection limit */
 
@@ -95,6 +132,7 @@ static void test_address_is_the_client(void)
 static void test_random_run_matches_model(void)
 {
 	static uint32_t model[RUN_ADDRS];
+	static struct net_acct *acct[RUN_ADDRS]; /* each address's, once seen */
 	uint32_t total = 0, limit = 4, seed = 12345;
 	struct net_peers p;
 	int bad = 0;
@@ -118,14 +156,23 @@ static void test_random_run_matches_model(void)
 			}
 		} else if (model[i]) {
 			net_peers_give(&p, &ss);
-			model[i]--;
+			if (--model[i] == 0)
+				acct[i] = NULL;
 			total--;
 		}
 		if (step % 997 == 0) {
 			for (uint32_t k = 0; k < RUN_ADDRS; k++) {
 				struct sockaddr_storage q = v4(0xc0a80000u + k, 1);
+				struct net_acct *a = net_peers_acct(&p, &q);
 
 				bad += net_peers_count(&p, &q) != model[k];
+				bad += (a != NULL) != (model[k] != 0);
+				if (a && !acct[k]) { /* first seen: mark it as k's */
+					acct[k] = a;
+					atomic_store(&a->held, k + 1);
+				}
+				bad += a && (a != acct[k] || atomic_load(&a->held) != k + 1);
+				net_acct_put(a);
 			}
 		}
 	}
@@ -134,4 +181,5 @@ static void test_random_run_matches_model(void)
 	net_peers_fini(&p);
 }
 
-TESTS(test_limit_per_address, test_address_is_the_client, test_random_run_matches_model);
+TESTS(test_limit_per_address, test_address_is_the_client, test_account_per_address,
+      test_random_run_matches_model);
