@@ -2,6 +2,10 @@
  * nfs3_proc_write.c - NFSv3 WRITE and COMMIT (RFC 1813 sections 3.3.7 and 3.3.21), and
  * where a WRITE runs.
  *
+ * An UNSTABLE WRITE up to NFS3_WRITE_INLINE_MAX runs on the event loop, unless the
+ * loop's recent writes or metadata reads waited for the disk (vfs_nowait.c): the kernel
+ * holds writers back when dirty pages pile up, and that loop's other connections would
+ * wait with it; it then runs in the pool that never waits for a flush.
  * A stable WRITE waits for a sync in the blocking pool. Stable WRITEs of one file that
  * are queued together (a client's large write split into several calls in flight) run
  * in one group there (rpc_proc.gathers): each writes its data, and one sync then makes
@@ -43,13 +47,14 @@ void nfs3_write(struct rpc_req *req, const void *argp, void *resp)
 		err = -EINVAL;
 	} else {
 		count = args->count < NFS3_MAXDATA ? args->count : NFS3_MAXDATA;
-		if (req->gathered)
-			err = vfs_write_sync_later(&o.ctx, o.node, args->offset, args->data.data,
-						   count, (enum vfs_stable)args->stable, &written,
-						   &committed, &wcc, &later);
-		else
-			err = vfs_write(&o.ctx, o.node, args->offset, args->data.data, count,
-					(enum vfs_stable)args->stable, &written, &committed, &wcc);
+		err = vfs_write_sync_later(&o.ctx, o.node, args->offset, args->data.data, count,
+					   (enum vfs_stable)args->stable, !req->may_block, &written,
+					   &committed, &wcc, req->gathered ? &later : NULL);
+	}
+	if (err == -EAGAIN && !req->may_block) {
+		req->retry_blocking = true; /* the loop's writes lately waited: write in the pool */
+		nfs3_obj_put(&o);
+		return;
 	}
 	nfs3_wcc_from_vfs(&res->wcc, &wcc, o.node);
 	if (!err) {

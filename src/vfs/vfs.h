@@ -266,11 +266,15 @@ int vfs_write(const struct vfs_ctx *ctx, struct vfs_node *node, uint64_t offset,
  * shares one sync. *@later says whether the sync was left so (false when the write is
  * already as stable as asked, as through the stable-write log, or was UNSTABLE, or
  * failed). *committed is what the write will be once that sync succeeds. @later NULL:
- * vfs_write(), the sync done here.
+ * vfs_write(), the sync done here. With @nowait (an UNSTABLE write on an event loop),
+ * -EAGAIN, before anything is written, while this thread's writes or metadata reads
+ * have lately waited (vfs_nowait.c): the kernel holds writers back when dirty pages pile
+ * up, and a partial write of a page it does not cache first reads that page.
  */
 int vfs_write_sync_later(const struct vfs_ctx *ctx, struct vfs_node *node, uint64_t offset,
-			 const void *data, uint32_t len, enum vfs_stable stable, uint32_t *written,
-			 enum vfs_stable *committed, struct vfs_wcc *wcc, bool *later);
+			 const void *data, uint32_t len, enum vfs_stable stable, bool nowait,
+			 uint32_t *written, enum vfs_stable *committed, struct vfs_wcc *wcc,
+			 bool *later);
 /* The sync vfs_write_sync_later() left, as the caller @ctx (one of the writers). */
 int vfs_write_sync(const struct vfs_ctx *ctx, struct vfs_node *node);
 /* Make everything written to [offset, offset+count) stable (count 0: to the end). */

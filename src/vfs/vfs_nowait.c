@@ -1,23 +1,27 @@
 /*
  * vfs_nowait.c - whether a caller that should not wait for the disk (an event loop) may
- * do a metadata open or read itself: the per-thread judgement behind vfs_node_get(),
- * vfs_lookup() and vfs_readlink() with @nowait.
+ * do a metadata open or read, or an UNSTABLE write, itself: the per-thread judgement
+ * behind vfs_node_get(), vfs_lookup(), vfs_readlink() and vfs_write_sync_later() with
+ * @nowait.
  *
  * Opening a handle the node cache lacks (open_by_handle_at), looking up a name the
  * kernel's dentry cache lacks or reading a symlink's target too long for its inode costs
  * a few microseconds when the kernel still holds the inode and the blocks, and a disk
  * read when it does not; Linux offers no way to ask first for any of them (but
  * RESOLVE_CACHED for names, which refuses even names whose directory block is in
- * memory). Handing every such call to a pool costs two context switches, which on a busy
- * server with more files than the node cache holds is a large share of its CPU. So a
- * thread does them itself and watches whether it slept doing so, and for long: its
- * count of voluntary context switches (a preemption, which a busy machine's clock alone
- * would show as a slow call, is not one) and the clock (a short sleep on a contended
- * lock is not a disk read). One that did puts the thread in cold mode for a while
- * (VFS_COLD_NS), in which handle misses and symlink reads answer -EAGAIN (the call runs
- * again in a pool) and names are looked up only from the dentry cache. Cold data thus
- * costs a thread one stall per period, not one per call; warm data costs no hand-off at
- * all, and one getrusage() per open or symlink read (two for a slow one).
+ * memory). A buffered write is as quick unless the kernel holds the writer back (too
+ * many dirty pages) or must first read a page it partly overwrites; RWF_NOWAIT cannot
+ * ask (ext4 refuses it for buffered writes). Handing every such call to a pool costs two
+ * context switches, which on a busy server with more files than the node cache holds is
+ * a large share of its CPU. So a thread does them itself and watches whether it slept
+ * doing so, and for long: its count of voluntary context switches (a preemption, which a
+ * busy machine's clock alone would show as a slow call, is not one) and the clock (a
+ * short sleep on a contended lock is not a disk read). One that did puts the thread in
+ * cold mode for a while (VFS_COLD_NS), in which handle misses, symlink reads and writes
+ * answer -EAGAIN (the call runs again in a pool) and names are looked up only from the
+ * dentry cache. Cold data thus costs a thread one stall per period, not one per call;
+ * warm data costs no hand-off at all, and one getrusage() per open, symlink read or
+ * write (two for a slow one).
  */
 #include <sys/resource.h>
 

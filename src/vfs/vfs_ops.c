@@ -358,9 +358,11 @@ static ssize_t write_marked(struct vfs_node *node, int fd, const void *data, uin
 }
 
 int vfs_write_sync_later(const struct vfs_ctx *ctx, struct vfs_node *node, uint64_t offset,
-			 const void *data, uint32_t len, enum vfs_stable stable, uint32_t *written,
-			 enum vfs_stable *committed, struct vfs_wcc *wcc, bool *later)
+			 const void *data, uint32_t len, enum vfs_stable stable, bool nowait,
+			 uint32_t *written, enum vfs_stable *committed, struct vfs_wcc *wcc,
+			 bool *later)
 {
+	struct vfs_nowait_mark mark;
 	struct stat st;
 	bool writable;
 	ssize_t r;
@@ -377,6 +379,9 @@ int vfs_write_sync_later(const struct vfs_ctx *ctx, struct vfs_node *node, uint6
 	vfs_wcc_pre(wcc, &st);
 	if (offset > (uint64_t)INT64_MAX - len)
 		return -EFBIG;
+	if (nowait && vfs_nowait_cold())
+		return -EAGAIN;
+	vfs_nowait_start(nowait, &mark);
 	err = vfs_node_data_fd(node, &fd, &writable);
 	if (err)
 		return err;
@@ -395,6 +400,7 @@ int vfs_write_sync_later(const struct vfs_ctx *ctx, struct vfs_node *node, uint6
 		r = write_marked(node, fd, data, len, offset);
 	else /* one syscall: RWF_DSYNC / RWF_SYNC make the data (and metadata) stable */
 		r = node->ve->be->pwrite(fd, data, len, offset, (enum bk_sync)stable);
+	vfs_nowait_end(&mark);
 	if (r < 0)
 		return (int)r;
 	if (stable == VFS_UNSTABLE && node->ve->mark_to_flush)
@@ -411,8 +417,8 @@ int vfs_write(const struct vfs_ctx *ctx, struct vfs_node *node, uint64_t offset,
 	      uint32_t len, enum vfs_stable stable, uint32_t *written, enum vfs_stable *committed,
 	      struct vfs_wcc *wcc)
 {
-	return vfs_write_sync_later(ctx, node, offset, data, len, stable, written, committed, wcc,
-				    NULL);
+	return vfs_write_sync_later(ctx, node, offset, data, len, stable, false, written, committed,
+				    wcc, NULL);
 }
 
 int vfs_write_sync(const struct vfs_ctx *ctx, struct vfs_node *node)

@@ -263,23 +263,25 @@ static void test_cache_budget_shared(void)
 }
 
 /*
- * Where a caller should not wait for the disk (an event loop), a handle miss or a name
- * lookup is done in place, watched (vfs_nowait.c); once one slept, the thread is
- * cold for a while: a handle the node cache lacks answers -EAGAIN (the call runs again
- * in a pool), a name is looked up only from the kernel's name cache and a symlink is
- * not read. A forged handle is refused all the same, and a blocking caller is never
- * refused.
+ * Where a caller should not wait for the disk (an event loop), a handle miss, a name
+ * lookup or an UNSTABLE write is done in place, watched (vfs_nowait.c); once one slept,
+ * the thread is cold for a while: a handle the node cache lacks answers -EAGAIN (the
+ * call runs again in a pool), a name is looked up only from the kernel's name cache, and
+ * a symlink is not read nor a write made. A forged handle is refused all the same, and
+ * a blocking caller is never refused.
  */
 static void test_nowait_misses(void)
 {
 	struct vfs_fh fh, fh_b, fh_c, fh2, bad, lfh;
 	struct vfs_attr a, da;
 	struct vfs_wcc wcc;
-	struct vfs_node *n = NULL, *ln;
+	struct vfs_node *n = NULL, *ln, *wn;
+	enum vfs_stable committed;
+	uint32_t written, nread;
 	struct fx f;
 	char name[64], name2[64], target[200], buf[256];
 	size_t len;
-	bool dv;
+	bool dv, eof;
 
 	fx_setup(&f);
 	fh = fx_create(&f, &fx_root_ctx, "k");
@@ -301,6 +303,11 @@ static void test_nowait_misses(void)
 	CHECK(len == strlen(target) && memcmp(buf, target, len) == 0);
 	snprintf(name, sizeof(name), "never-seen-%d", (int)getpid());
 	CHECK_EQ(vfs_lookup(&fx_root_ctx, f.root, name, true, &fh2, &a, &da, &dv), -ENOENT);
+	CHECK_EQ(vfs_node_get(f.ve, fh.data, fh.len, false, &wn), 0);
+	CHECK_EQ(vfs_write_sync_later(&fx_root_ctx, wn, 0, "warm", 4, VFS_UNSTABLE, true, &written,
+				      &committed, &wcc, NULL),
+		 0);
+	CHECK_EQ(written, 4);
 
 	/* One miss that slept (every one does, now) makes the thread cold... */
 	vfs_nowait_always_slept = true;
@@ -323,7 +330,19 @@ static void test_nowait_misses(void)
 	CHECK_EQ(vfs_lookup(&fx_root_ctx, f.root, "..", true, &fh2, &a, &da, &dv), 0);
 	CHECK(fh2.len == f.root_fh.len && memcmp(fh2.data, f.root_fh.data, fh2.len) == 0);
 	CHECK_EQ(vfs_readlink(&fx_root_ctx, ln, true, buf, sizeof(buf), &len, &a), -EAGAIN);
+	/* ...and writes are refused before anything is written. */
+	CHECK_EQ(vfs_write_sync_later(&fx_root_ctx, wn, 0, "COLD", 4, VFS_UNSTABLE, true, &written,
+				      &committed, &wcc, NULL),
+		 -EAGAIN);
+	CHECK_EQ(vfs_read(&fx_root_ctx, wn, 0, sizeof(buf), false, buf, &nread, &eof, &a), 0);
+	CHECK(nread == 4 && memcmp(buf, "warm", 4) == 0);
 	/* A caller that may block is never refused. */
+	CHECK_EQ(vfs_write_sync_later(&fx_root_ctx, wn, 0, "COLD", 4, VFS_UNSTABLE, false, &written,
+				      &committed, &wcc, NULL),
+		 0);
+	CHECK_EQ(vfs_read(&fx_root_ctx, wn, 0, sizeof(buf), false, buf, &nread, &eof, &a), 0);
+	CHECK(nread == 4 && memcmp(buf, "COLD", 4) == 0);
+	vfs_node_put(wn);
 	CHECK_EQ(vfs_node_get(f.ve, fh_c.data, fh_c.len, false, &n), 0);
 	vfs_node_put(n);
 	CHECK_EQ(vfs_lookup(&fx_root_ctx, f.root, name2, false, &fh2, &a, &da, &dv), -ENOENT);
@@ -332,7 +351,20 @@ static void test_nowait_misses(void)
 	CHECK(len == strlen(target) && memcmp(buf, target, len) == 0);
 	vfs_node_put(ln);
 
+	/* A write that slept makes the thread cold too. */
 	vfs_nowait_always_slept = false;
+	vfs_nowait_reset();
+	CHECK_EQ(vfs_node_get(f.ve, fh.data, fh.len, false, &wn), 0);
+	vfs_nowait_always_slept = true;
+	CHECK_EQ(vfs_write_sync_later(&fx_root_ctx, wn, 4, "+", 1, VFS_UNSTABLE, true, &written,
+				      &committed, &wcc, NULL),
+		 0); /* done; it slept */
+	vfs_nowait_always_slept = false;
+	CHECK_EQ(vfs_write_sync_later(&fx_root_ctx, wn, 5, "!", 1, VFS_UNSTABLE, true, &written,
+				      &committed, &wcc, NULL),
+		 -EAGAIN);
+	vfs_node_put(wn);
+
 	vfs_nowait_reset();
 	fx_teardown(&f);
 }
