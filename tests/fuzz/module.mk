@@ -11,7 +11,8 @@
 #
 # FUZZ_TARGETS=... picks targets. The libFuzzer binaries are a BUILD=fuzz (clang) build in
 # FUZZ_O, next to the current one: build/release -> build/fuzz.
-FUZZ_TARGETS ?= recmark rpc_call nfs3_args mount_args portmap_args dispatch exports_parser
+FUZZ_TARGETS ?= recmark rpc_call nfs3_args mount_args portmap_args dispatch exports_parser \
+	bench_replies
 FUZZ_SECONDS ?= 60
 FUZZ_CHECK_RUNS ?= 20000
 FUZZ_CHECK_SECONDS ?= 6
@@ -22,11 +23,14 @@ FUZZ_BINS := $(foreach t,$(FUZZ_TARGETS),$(O)/tests/fuzz/$(t)/fuzz_$(t))
 
 # replay_<t>: the target with replay.c's main(); fuzz_<t>: the target with libFuzzer's.
 # ($(LIB) is not yet defined when this file is read, hence the literal path.)
+# FUZZ_OBJS_<t>: objects a target needs besides libshoal (shoal-bench's, for bench_replies).
+FUZZ_OBJS_bench_replies := $(O)/tools/bench/client_conn.o
+$(O)/tests/fuzz/bench_replies/%.o: CFLAGS += -Itools/bench
 define FUZZ_RULES
 $(O)/tests/fuzz/$(1)/replay_$(1): $(O)/tests/fuzz/$(1)/fuzz_$(1).o $(O)/tests/fuzz/replay.o \
-		$(O)/libshoal.a
+		$(FUZZ_OBJS_$(1)) $(O)/libshoal.a
 	$$(CC) $$(LDFLAGS) -o $$@ $$^
-$(O)/tests/fuzz/$(1)/fuzz_$(1): $(O)/tests/fuzz/$(1)/fuzz_$(1).o $(O)/libshoal.a
+$(O)/tests/fuzz/$(1)/fuzz_$(1): $(O)/tests/fuzz/$(1)/fuzz_$(1).o $(FUZZ_OBJS_$(1)) $(O)/libshoal.a
 	$$(CC) $$(LDFLAGS) -fsanitize=fuzzer -o $$@ $$^
 endef
 $(foreach t,$(FUZZ_TARGETS),$(eval $(call FUZZ_RULES,$(t))))

@@ -61,6 +61,9 @@ struct bench_reply {
  */
 int bench_conn_open(struct bench_conn *c, const char *host, uint16_t port, uint32_t prog,
 		    uint32_t vers);
+/* Take @fd, a connected stream socket, as @c's connection (made non-blocking); on
+ * -ENOMEM, @fd is closed. */
+int bench_conn_adopt(struct bench_conn *c, int fd, uint32_t prog, uint32_t vers);
 /* Close the socket and free the buffers. */
 void bench_conn_close(struct bench_conn *c);
 

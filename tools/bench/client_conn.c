@@ -59,7 +59,6 @@ int bench_conn_open(struct bench_conn *c, const char *host, uint16_t port, uint3
 	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *ai = NULL, *a;
 	char portstr[8];
 	int one = 1, rc, fd = -1;
-	struct timespec ts;
 
 	memset(c, 0, sizeof(*c));
 	c->fd = -1;
@@ -84,6 +83,14 @@ int bench_conn_open(struct bench_conn *c, const char *host, uint16_t port, uint3
 	if (fd < 0)
 		return rc;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	return bench_conn_adopt(c, fd, prog, vers);
+}
+
+int bench_conn_adopt(struct bench_conn *c, int fd, uint32_t prog, uint32_t vers)
+{
+	struct timespec ts;
+
+	memset(c, 0, sizeof(*c));
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 	c->fd = fd;
 	c->prog = prog;
