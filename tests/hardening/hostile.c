@@ -1136,6 +1136,47 @@ static unsigned hold_records(int *fds, size_t *sent, unsigned n, unsigned want, 
 }
 
 /*
+ * On @wfd, a 512 KiB WRITE (a large buffer's worth) must stall for a second (@why) while
+ * @holding of the @n record holders @fds have sent their records whole, and be answered
+ * once they hang up (they are closed here, and so is @wfd). False (reported) if not.
+ */
+static bool waits_for_holders(const char *name, int wfd, int *fds, size_t *sent, unsigned n,
+			      unsigned holding, const char *why)
+{
+	uint8_t *wbuf = malloc(BIG);
+	size_t wlen, wsent = 0;
+	unsigned done;
+	bool good = true;
+	uint32_t xid;
+
+	wlen = write_record(wbuf, &xid);
+	if (!write_stalls(wfd, wbuf, wlen, &wsent, 1000)) {
+		check_fail(name,
+			   "expected a 512 KiB WRITE %s to stall got it answered or taken (%zu of "
+			   "%zu bytes sent)",
+			   why, wsent, wlen);
+		good = false;
+	}
+	done = push_all(fds, sent, n, hold_buf, sizeof(hold_buf));
+	if (done != holding) {
+		check_fail(name, "expected still %u connections to have sent all got %u", holding,
+			   done);
+		good = false;
+	}
+	printf("    %u of %u connections hold a 1 MiB record each; a 512 KiB WRITE %s waits\n",
+	       done, n, why);
+	for (unsigned i = 0; i < n; i++) {
+		if (fds[i] >= 0)
+			close(fds[i]);
+	}
+	good = write_answered(name, wfd, wbuf, wlen, wsent, xid, "once the holders hung up") &&
+	       good;
+	close(wfd);
+	free(wbuf);
+	return good;
+}
+
+/*
  * With the server's budget at CAP large buffers, CAP + 8 connections each announce a
  * 1 MiB record and send 900 KiB of it through a small send buffer, so that a connection
  * finishes sending only if the server took a buffer for its record: exactly CAP finish
@@ -1147,11 +1188,9 @@ static bool case_memory_cap(void)
 {
 	unsigned cap = cap_buffers(), n = cap + 8, done;
 	unsigned naddr = (cap + share_buffers() - 1) / share_buffers() + 1;
-	size_t wlen, *sent = calloc(n, sizeof(size_t)), wsent = 0;
-	uint8_t *wbuf = malloc(BIG);
-	int *fds = calloc(n, sizeof(int)), wfd;
+	size_t *sent = calloc(n, sizeof(size_t));
+	int *fds = calloc(n, sizeof(int));
 	bool good = true;
-	uint32_t xid;
 
 	case_budget(n - cap, cap, 0);
 	done = hold_records(fds, sent, n, cap, naddr);
@@ -1163,34 +1202,11 @@ static bool case_memory_cap(void)
 		good = false;
 	}
 	/* A WRITE that needs a large buffer: none is left. */
-	wlen = write_record(wbuf, &xid);
-	wfd = conn_nb_small();
-	if (!write_stalls(wfd, wbuf, wlen, &wsent, 1000)) {
-		check_fail("memory-cap",
-			   "expected a 512 KiB WRITE to stall while the budget is spent got it "
-			   "answered or taken (%zu of %zu bytes sent)",
-			   wsent, wlen);
-		good = false;
-	}
-	done = push_all(fds, sent, n, hold_buf, sizeof(hold_buf));
-	if (done != cap) {
-		check_fail("memory-cap", "expected still %u connections to have sent all got %u",
-			   cap, done);
-		good = false;
-	}
-	printf("    %u of %u connections hold a 1 MiB record each; a 512 KiB WRITE waits\n", done,
-	       n);
-	for (unsigned i = 0; i < n; i++) {
-		if (fds[i] >= 0)
-			close(fds[i]);
-	}
-	good = write_answered("memory-cap", wfd, wbuf, wlen, wsent, xid,
-			      "once the holders hung up") &&
+	good = waits_for_holders("memory-cap", conn_nb_small(), fds, sent, n, cap,
+				 "while the budget is spent") &&
 	       good;
-	close(wfd);
 	free(fds);
 	free(sent);
-	free(wbuf);
 	return good;
 }
 
@@ -1205,9 +1221,9 @@ static bool case_memory_cap(void)
 static bool case_address_share(void)
 {
 	unsigned cap = cap_buffers(), share = share_buffers(), n = cap + 4, done;
-	size_t wlen, *sent = calloc(n, sizeof(size_t)), wsent = 0;
+	size_t wlen, *sent = calloc(n, sizeof(size_t));
 	uint8_t *wbuf = malloc(BIG);
-	int *fds = calloc(n, sizeof(int)), wfd, own;
+	int *fds = calloc(n, sizeof(int)), wfd;
 	bool good = true;
 	uint32_t xid;
 
@@ -1227,34 +1243,12 @@ static bool case_address_share(void)
 				     record_timeout_s * 1000L / 2) &&
 	       good;
 	close(wfd);
-	own = conn_nb_small_from(holder_addr(0, 1));
-	if (!write_stalls(own, wbuf, wlen, &wsent, 1000)) {
-		check_fail("address-share",
-			   "expected a 512 KiB WRITE from the holders' address to stall got it "
-			   "answered or taken (%zu of %zu bytes sent)",
-			   wsent, wlen);
-		good = false;
-	}
-	done = push_all(fds, sent, n, hold_buf, sizeof(hold_buf));
-	if (done != share) {
-		check_fail("address-share", "expected still %u connections to have sent all got %u",
-			   share, done);
-		good = false;
-	}
-	printf("    %u of %u connections from one address hold a 1 MiB record each (of %u "
-	       "buffers); another address's WRITE is answered, theirs waits\n",
-	       done, n, cap);
-	for (unsigned i = 0; i < n; i++) {
-		if (fds[i] >= 0)
-			close(fds[i]);
-	}
-	good = write_answered("address-share", own, wbuf, wlen, wsent, xid,
-			      "from the holders' address once they hung up") &&
+	free(wbuf);
+	good = waits_for_holders("address-share", conn_nb_small_from(holder_addr(0, 1)), fds, sent,
+				 n, share, "from the holders' address") &&
 	       good;
-	close(own);
 	free(fds);
 	free(sent);
-	free(wbuf);
 	return good;
 }
 
