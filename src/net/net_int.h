@@ -66,7 +66,6 @@ struct net_req {
 	struct rpc_req_priv rp;
 	struct net_loop *loop;
 	struct net_conn *conn; /* NULL for UDP */
-	struct net_acct *acct; /* conn's address's account of call memory; NULL for UDP */
 	int udp_fd;	       /* UDP: the socket to answer on */
 	bool udp_v6;	       /* UDP: that socket is AF_INET6 (answer v4-mapped) */
 	/* UDP: the address the datagram was sent to (IP_PKTINFO / IPV6_PKTINFO), which the

@@ -69,11 +69,17 @@ static struct net_req *req_get(struct net_loop *l)
 	r->sent = false;
 	r->reply_res = 0;
 	r->conn = NULL;
-	r->acct = NULL;
 	r->udp_fd = -1;
 	r->next = NULL;
 	l->inflight++;
 	return r;
+}
+
+/* The account of call memory of @r's client address: its connection's (NULL for UDP).
+ * A request holds its connection until it has given back all it took. */
+static struct net_acct *req_acct(const struct net_req *r)
+{
+	return r->conn ? r->conn->acct : NULL;
 }
 
 enum grow { GROW_OK, GROW_WAIT, GROW_NOMEM };
@@ -86,11 +92,11 @@ static enum grow req_grow(struct net_loop *l, struct net_req *r, size_t need)
 
 	if (need <= r->rcap)
 		return GROW_OK;
-	if (!net_mem_take(l->srv, r->acct, NET_MAX_RECORD))
+	if (!net_mem_take(l->srv, req_acct(r), NET_MAX_RECORD))
 		return GROW_WAIT;
 	big = l->nbig ? l->bigs[--l->nbig] : malloc(NET_MAX_RECORD);
 	if (!big) {
-		net_mem_give(l->srv, r->acct, NET_MAX_RECORD);
+		net_mem_give(l->srv, req_acct(r), NET_MAX_RECORD);
 		return GROW_NOMEM;
 	}
 	memcpy(big, r->rbuf, r->rlen);
@@ -130,7 +136,7 @@ static void req_give_budget(struct net_req *r)
 {
 	if (r->rbuf != r->small && !r->big_given) {
 		r->big_given = true;
-		net_mem_give(r->loop->srv, r->acct, NET_MAX_RECORD);
+		net_mem_give(r->loop->srv, req_acct(r), NET_MAX_RECORD);
 	}
 }
 
@@ -159,7 +165,7 @@ static void req_release(struct net_req *r)
 	arena_reset(&r->req.arena);
 	req_drop_call(r);
 	if (r->reply_res) { /* its reply is sent (or dropped): the memory is free */
-		net_mem_give(l->srv, r->acct, r->reply_res);
+		net_mem_give(l->srv, req_acct(r), r->reply_res);
 		r->reply_res = 0;
 	}
 	l->inflight--;
@@ -558,7 +564,7 @@ static size_t reply_need(const struct net_req *r)
 static bool conn_park(struct net_conn *c, struct net_req *r, enum rpc_step step)
 {
 	conn_mem_wait(c);
-	if (net_mem_take(c->loop->srv, r->acct, reply_need(r))) { /* see net_mem_give() */
+	if (net_mem_take(c->loop->srv, req_acct(r), reply_need(r))) { /* see net_mem_give() */
 		conn_mem_unwait(c);
 		r->reply_res = reply_need(r);
 		return true;
@@ -580,7 +586,7 @@ static void req_dispatch(struct net_loop *l, struct net_req *r)
 
 	if ((step == RPC_STEP_RUN || step == RPC_STEP_RUN_BLOCKING) && r->conn &&
 	    r->rp.reply_bytes) {
-		if (net_mem_take(l->srv, r->acct, reply_need(r)))
+		if (net_mem_take(l->srv, req_acct(r), reply_need(r)))
 			r->reply_res = reply_need(r);
 		else if (!conn_park(r->conn, r, step))
 			return;
@@ -723,7 +729,6 @@ static void conn_parse(struct net_conn *c)
 					return;
 				}
 				c->cur->conn = c;
-				c->cur->acct = c->acct;
 				c->refs++;
 				c->inflight++;
 			}
@@ -1163,7 +1168,7 @@ static void loop_mem_retry(struct net_loop *l)
 		c->refs++;
 		if ((r = c->parked)) {
 			/* Another loop, or a call of its own address, took it. */
-			if (!net_mem_take(l->srv, r->acct, reply_need(r))) {
+			if (!net_mem_take(l->srv, req_acct(r), reply_need(r))) {
 				conn_mem_wait(c);
 				conn_put(c);
 				if (conn_over_share(c))
