@@ -36,10 +36,13 @@
  * idle ones after 6 minutes: a client that vanished without a word (powered off, its
  * network gone) must not keep its connection, and a slot of the limit, for ever. */
 #define NET_DEF_IDLE_MS 360000
-#define NET_DRC_SHARDS	16
-#define NET_DRC_ENTRIES 512 /* per shard */
-#define NET_DRC_BYTES	(32u << 20)
-#define NET_DRC_TTL_MS	120000
+/* The lowest real-time priority: above every ordinary thread, below anything an
+ * administrator made real-time on purpose. */
+#define NET_DEF_LOOP_PRIO 1
+#define NET_DRC_SHARDS	  16
+#define NET_DRC_ENTRIES	  512 /* per shard */
+#define NET_DRC_BYTES	  (32u << 20)
+#define NET_DRC_TTL_MS	  120000
 
 int net_server_new(const struct net_opts *opts, struct net_server **out)
 {
@@ -67,6 +70,8 @@ int net_server_new(const struct net_opts *opts, struct net_server **out)
 		s->opts.record_timeout_ms = NET_DEF_RECORD_MS;
 	if (!s->opts.idle_timeout_ms)
 		s->opts.idle_timeout_ms = NET_DEF_IDLE_MS;
+	if (!s->opts.loop_priority)
+		s->opts.loop_priority = NET_DEF_LOOP_PRIO;
 	atomic_init(&s->nconns, 0);
 	s->mem_cap = net_mem_cap(s->opts.max_call_mib);
 	s->mem_share = net_mem_share(s->mem_cap);
@@ -264,9 +269,11 @@ int net_server_start(struct net_server *s)
 			return err;
 	}
 	for (unsigned i = 0; i < s->nloops; i++) {
-		err = pthread_create(&s->loops[i].thr, NULL, net_loop_main, &s->loops[i]);
+		s->loops[i].prio_want = s->opts.loop_priority;
+		err = net_prio_create(&s->loops[i].thr, &s->loops[i].prio_want, net_loop_main,
+				      &s->loops[i]);
 		if (err)
-			return -err;
+			return err;
 		snprintf(name, sizeof(name), "shoal-loop%u", i % 10000);
 		pthread_setname_np(s->loops[i].thr, name); /* a name only: failure is harmless */
 		s->loops[i].started = true;

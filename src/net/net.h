@@ -29,7 +29,12 @@ struct net_opts {
 	 * closed (its client reconnects when it needs to); 0 = default (360 s, as Linux's
 	 * nfsd), NET_IDLE_NEVER = never. Checked every eighth of it, at least every second. */
 	unsigned idle_timeout_ms;
+	/* SCHED_FIFO priority of the event loops while they are not busy (net_prio.h),
+	 * 1-99; 0 = default (1), NET_PRIO_NONE = ordinary threads. */
+	int loop_priority;
 };
+
+#define NET_PRIO_NONE (-1)
 
 #define NET_IDLE_NEVER 0xffffffffu
 

@@ -27,6 +27,7 @@
 
 #include "net/net.h"
 #include "net/net_peers.h"
+#include "net/net_prio.h"
 #include "net/recmark.h"
 #include "rpc/rpc_int.h"
 
@@ -189,6 +190,8 @@ struct net_loop {
 	struct net_conn *mw_head, *mw_tail;
 	atomic_uint mwaiting;
 	uint64_t now_ms; /* CLOCK_MONOTONIC when epoll_wait last returned */
+	int prio_want;	 /* its priority (net_prio.h), set before the thread starts */
+	struct net_prio prio;
 	/* When to look for stalled records and idle connections again, or NET_NO_SWEEP. */
 	uint64_t next_sweep_ms;
 	unsigned inflight; /* requests of this loop not yet released */

@@ -584,6 +584,7 @@ static void req_dispatch(struct net_loop *l, struct net_req *r)
 	enum rpc_step step =
 		rpc_call_begin(&r->req, l->srv->drc, r->rbuf, r->rlen, r->reply, NET_REPLY_BUF);
 
+	l->prio.calls++;
 	if ((step == RPC_STEP_RUN || step == RPC_STEP_RUN_BLOCKING) && r->conn &&
 	    r->rp.reply_bytes) {
 		if (net_mem_take(l->srv, req_acct(r), reply_need(r)))
@@ -1290,6 +1291,7 @@ void *net_loop_main(void *arg)
 
 	l->now_ms = mono_ms();
 	l->next_sweep_ms = NET_NO_SWEEP;
+	net_prio_start(&l->prio, l->prio_want, l->now_ms);
 	for (;;) {
 		/* Completions no one woke us for. Again until none: taking them may pause a
 		 * connection (a resumed one reads its next blocking calls), and a completion
@@ -1315,6 +1317,7 @@ void *net_loop_main(void *arg)
 			break;
 		}
 		l->now_ms = mono_ms();
+		net_prio_tick(&l->prio, l->now_ms);
 		if (l->now_ms >= l->next_sweep_ms)
 			loop_sweep(l);
 		for (int i = 0; i < n; i++) {

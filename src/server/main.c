@@ -49,6 +49,7 @@ struct config {
 	unsigned threads, io_threads, max_call_mib, record_timeout_s, max_client_conns;
 	unsigned idle_timeout_s; /* UINT_MAX: the default */
 	unsigned stable_log_mib, stable_log_ms;
+	int loop_prio; /* net_opts.loop_priority */
 	int ready_fd;
 };
 
@@ -74,6 +75,9 @@ static void usage(FILE *f)
 		   "                        fsync, and large writes, uncached or large reads\n"
 		   "                        and directories\n"
 		   "                        (default 32)\n"
+		   "      --loop-priority N  event loops run SCHED_FIFO at N (1-99) while they\n"
+		   "                        use under half of their CPU; 0: ordinary threads\n"
+		   "                        (default 1; ordinary where the system refuses)\n"
 		   "      --max-call-memory MIB  memory that calls over 8 KiB (WRITEs) and READ\n"
 		   "                        replies may hold at once over all connections; a\n"
 		   "                        connection whose call needs more waits (default:\n"
@@ -144,6 +148,7 @@ enum {
 	OPT_BIND,
 	OPT_THREADS,
 	OPT_IO_THREADS,
+	OPT_LOOP_PRIO,
 	OPT_MAX_CALL_MEM,
 	OPT_RECORD_TIMEOUT,
 	OPT_MAX_CLIENT_CONNS,
@@ -169,6 +174,7 @@ static int parse_args(int argc, char **argv, struct config *cfg, bool *done)
 		{"bind", required_argument, NULL, OPT_BIND},
 		{"threads", required_argument, NULL, OPT_THREADS},
 		{"io-threads", required_argument, NULL, OPT_IO_THREADS},
+		{"loop-priority", required_argument, NULL, OPT_LOOP_PRIO},
 		{"max-call-memory", required_argument, NULL, OPT_MAX_CALL_MEM},
 		{"record-timeout", required_argument, NULL, OPT_RECORD_TIMEOUT},
 		{"max-client-connections", required_argument, NULL, OPT_MAX_CLIENT_CONNS},
@@ -226,6 +232,16 @@ static int parse_args(int argc, char **argv, struct config *cfg, bool *done)
 				cfg->threads = (unsigned)v;
 			else
 				cfg->io_threads = (unsigned)v;
+			break;
+		case OPT_LOOP_PRIO:
+			if (!parse_uint(optarg, 99, &v)) {
+				fprintf(stderr,
+					"shoal-server: --loop-priority: expected 0 (ordinary "
+					"threads) or 1 to 99, not '%s'\n",
+					optarg);
+				return 2;
+			}
+			cfg->loop_prio = v ? (int)v : NET_PRIO_NONE;
 			break;
 		case OPT_MAX_CALL_MEM:
 			if (!parse_range("max-call-memory", optarg, 2, 1048576, "MiB",
@@ -543,6 +559,7 @@ static int serve(const struct config *cfg)
 				 .max_call_mib = cfg->max_call_mib,
 				 .record_timeout_ms = cfg->record_timeout_s * 1000,
 				 .max_client_connections = cfg->max_client_conns,
+				 .loop_priority = cfg->loop_prio,
 				 .idle_timeout_ms = cfg->idle_timeout_s == UINT_MAX ? 0
 						    : cfg->idle_timeout_s == 0
 							    ? NET_IDLE_NEVER

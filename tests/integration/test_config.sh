@@ -1,7 +1,8 @@
 #!/bin/bash
 # test_config.sh - the command-line and exports contract: exit 1 with "FILE:LINE:" for a
 # bad exports line, exit 1 for a missing export path and for a port already taken, exit 2
-# for bad usage, --help, threads named by their job, squashing options, SIGHUP re-reading
+# for bad usage, --help, threads named by their job, event loops real-time by default
+# and ordinary with --loop-priority 0, squashing options, SIGHUP re-reading
 # the exports file (a client no longer listed is refused, then allowed again, without a
 # restart) and SIGTERM -> 0.
 . "$(dirname "$0")/lib.sh"
@@ -48,6 +49,15 @@ expect_exit bad-call-memory 2 "max-call-memory" "${quick[@]}" --max-call-memory 
 expect_exit bad-client-conns 2 "max-client-connections" "${quick[@]}" \
 	--max-client-connections 0 "$exp"
 expect_exit bad-idle-timeout 2 "idle-timeout" "${quick[@]}" --idle-timeout -1 "$exp"
+expect_exit bad-loop-priority 2 "loop-priority" "${quick[@]}" --loop-priority 100 "$exp"
+
+# loop_policies NAME : the scheduling policy of each event loop of server NAME, sorted.
+loop_policies() {
+	local t
+	for t in /proc/"${SRV_PID[$1]}"/task/*; do
+		grep -q '^shoal-loop' "$t/comm" && chrt -p "${t##*/}" | sed -n 's/.*policy: //p'
+	done | sort -u | tr '\n' ' '
+}
 
 # A port already taken, by a first server on the default ports.
 start_server holder --state-dir "$T/state-holder" "$exp" || it_done
@@ -59,6 +69,12 @@ for want in shoal-loop0 shoal-sync0 shoal-read0; do
 	*) fail "thread-name-$want: expected a thread named $want got: $names" ;;
 	esac
 done
+# Its event loops are real-time by default, unless the system refused (and it said so).
+if grep -q 'event loops run as ordinary threads' "$T/holder.log"; then
+	check loop-policy-default "SCHED_OTHER " "$(loop_policies holder)"
+else
+	check loop-policy-default "SCHED_FIFO " "$(loop_policies holder)"
+fi
 expect_exit nfs-port-taken 1 "2049|in use" --no-portmap --mount-port 0 --state-dir "$T/state" "$exp"
 expect_exit mount-port-taken 1 "20048|in use" --no-portmap --nfs-port 0 --state-dir "$T/state" "$exp"
 expect_exit portmap-taken 1 "111|in use" --nfs-port 0 --mount-port 0 --state-dir "$T/state" "$exp"
@@ -72,7 +88,9 @@ $T/sq-all *(rw,all_squash,anonuid=1234,anongid=4321)
 $T/sq-root *(rw,root_squash)
 $T/sq-none *(rw,no_root_squash)
 EOT
-start_server squash --exports "$T/squash.exports" --state-dir "$T/state" || it_done
+start_server squash --exports "$T/squash.exports" --state-dir "$T/state" \
+	--loop-priority 0 || it_done
+check loop-policy-off "SCHED_OTHER " "$(loop_policies squash)"
 for d in sq-all:1234:4321 sq-root:65534: sq-none:0:0; do
 	IFS=: read -r name uid gid <<<"$d"
 	out=$("$P" write-stable 127.0.0.1 "$T/$name" f 1 0 2>&1)

@@ -747,28 +747,54 @@ static void test_paused_connection_resumes_on_completions(void)
 	sem_destroy(&hold_release);
 }
 
+static void *try_fifo(void *arg)
+{
+	struct sched_param sp = {.sched_priority = 1};
+
+	*(bool *)arg = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) == 0;
+	return NULL;
+}
+
+/* Whether this process may make a thread SCHED_FIFO (root, or CAP_SYS_NICE). */
+static bool fifo_allowed(void)
+{
+	bool ok = false;
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, try_fifo, &ok))
+		return false;
+	pthread_join(t, NULL);
+	return ok;
+}
+
 /* The pools' threads are batch threads, so that their wake-ups do not preempt a loop;
- * the loops keep the normal policy, so that theirs do. */
+ * a loop is real-time (net_prio.c) where the system allows it and the server asks for
+ * it, as by default, so that its wake-ups preempt at once, else an ordinary thread. */
 static void test_pool_threads_are_batch(void)
 {
-	struct net_opts o = {.threads = 1, .blocking_threads = 2};
-	struct net_server *s;
-	uint16_t port = 0;
-	int fd;
+	for (int run = 0; run < 2; run++) {
+		struct net_opts o = {.threads = 1,
+				     .blocking_threads = 2,
+				     .loop_priority = run ? NET_PRIO_NONE : 0};
+		int loop_policy = !run && fifo_allowed() ? SCHED_FIFO : SCHED_OTHER;
+		struct net_server *s;
+		uint16_t port = 0;
+		int fd;
 
-	s = start_tcp(&o, &port);
-	fd = tcp_connect(port);
-	CHECK(fd >= 0);
-	for (uint32_t i = 0; i < 4; i++) {
-		uint32_t xid = 0, res = 99;
+		s = start_tcp(&o, &port);
+		fd = tcp_connect(port);
+		CHECK(fd >= 0);
+		for (uint32_t i = 0; i < 4; i++) {
+			uint32_t xid = 0, res = 99;
 
-		send_call(fd, 8 + i % 3, 500 + i);
-		CHECK(read_reply(fd, &xid, &res, now_ms() + 5000));
-		CHECK_EQ(xid, 500 + i);
-		CHECK_EQ(res, i % 3 == 0 ? SCHED_OTHER : SCHED_BATCH);
+			send_call(fd, 8 + i % 3, 500 + i);
+			CHECK(read_reply(fd, &xid, &res, now_ms() + 5000));
+			CHECK_EQ(xid, 500 + i);
+			CHECK_EQ(res, i % 3 == 0 ? loop_policy : SCHED_BATCH);
+		}
+		close(fd);
+		stop(s);
 	}
-	close(fd);
-	stop(s);
 }
 
 /* A handler that would block on the loop runs once there, then again in its pool, whose
