@@ -29,8 +29,9 @@ struct net_opts {
 	 * closed (its client reconnects when it needs to); 0 = default (360 s, as Linux's
 	 * nfsd), NET_IDLE_NEVER = never. Checked every eighth of it, at least every second. */
 	unsigned idle_timeout_ms;
-	/* SCHED_FIFO priority of the event loops while they are not busy (net_prio.h),
-	 * 1-99; 0 = default (1), NET_PRIO_NONE = ordinary threads. */
+	/* SCHED_FIFO priority of the event loops while they are not busy (under half of
+	 * their CPU, under 8,000 calls a second: net_prio.h), 1-99; 0 = default (1),
+	 * NET_PRIO_NONE = ordinary threads. */
 	int loop_priority;
 };
 
