@@ -61,14 +61,20 @@ static void *run_off(void *arg)
 	return NULL;
 }
 
-static void test_off(void)
+/* Run @fn in a thread started by net_prio_create() at @want; the priority it got. */
+static int run_thread(int want, void *(*fn)(void *))
 {
-	struct run r = {.want = 0};
+	struct run r = {.want = want};
 	pthread_t t;
 
-	CHECK_EQ(net_prio_create(&t, &r.want, run_off, &r), 0);
+	CHECK_EQ(net_prio_create(&t, &r.want, fn, &r), 0);
 	pthread_join(t, NULL);
-	CHECK_EQ(r.want, 0);
+	return r.want;
+}
+
+static void test_off(void)
+{
+	CHECK_EQ(run_thread(0, run_off), 0);
 }
 
 static void *run_busy_then_idle(void *arg)
@@ -121,14 +127,11 @@ static void *run_busy_then_idle(void *arg)
 
 static void test_busy_then_idle(void)
 {
-	struct run r = {.want = 1};
-	pthread_t t;
+	int got = run_thread(1, run_busy_then_idle);
 
-	CHECK_EQ(net_prio_create(&t, &r.want, run_busy_then_idle, &r), 0);
-	pthread_join(t, NULL);
 	/* Root (or CAP_SYS_NICE) gets what it asked for; anyone else is refused. */
 	if (geteuid() == 0)
-		CHECK_EQ(r.want, 1);
+		CHECK_EQ(got, 1);
 }
 
 TESTS(test_busy, test_off, test_busy_then_idle);
