@@ -360,7 +360,7 @@ static void test_read_nowait(void)
 	struct vfs_fh fh;
 	uint32_t written, nread;
 	char path[200];
-	bool eof;
+	bool eof, again = false;
 	int fd, r;
 	struct fx f;
 
@@ -373,9 +373,19 @@ static void test_read_nowait(void)
 			   &committed, &wcc),
 		 0);
 	snprintf(path, sizeof(path), "%s/cold", f.exp);
-	CHECK(make_cold(path)); /* the test needs a disk file system here (not tmpfs) */
-	CHECK_EQ(vfs_read(&fx_root_ctx, n, 65536, sizeof(buf), true, buf, &nread, &eof, &a),
-		 -EAGAIN);
+	/* Such a read starts readahead of what it lacks, which a fast disk may finish before
+	 * the read looks again, and then it is served whole: of a few tries on a cold file
+	 * (which needs a disk file system here, not tmpfs), one must answer -EAGAIN, and any
+	 * other the right data. */
+	for (int i = 0; i < 5 && !again; i++) {
+		CHECK(make_cold(path));
+		memset(buf, 0, sizeof(buf));
+		r = vfs_read(&fx_root_ctx, n, 65536, sizeof(buf), true, buf, &nread, &eof, &a);
+		again = r == -EAGAIN;
+		CHECK(again || (r == 0 && nread == sizeof(buf) && !eof));
+		CHECK(again || memcmp(buf, data + 65536, sizeof(buf)) == 0);
+	}
+	CHECK(again);
 	CHECK_EQ(vfs_read(&fx_root_ctx, n, 65536, sizeof(buf), false, buf, &nread, &eof, &a), 0);
 	CHECK(nread == sizeof(buf) && !eof);
 	CHECK_MEM(buf, data + 65536, sizeof(buf));
