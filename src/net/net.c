@@ -269,9 +269,8 @@ int net_server_start(struct net_server *s)
 			return err;
 	}
 	for (unsigned i = 0; i < s->nloops; i++) {
-		s->loops[i].prio_want = s->opts.loop_priority;
-		err = net_prio_create(&s->loops[i].thr, &s->loops[i].prio_want, net_loop_main,
-				      &s->loops[i]);
+		err = net_prio_create(&s->loops[i].thr, &s->loops[i].prio, s->opts.loop_priority,
+				      net_loop_main, &s->loops[i]);
 		if (err)
 			return err;
 		snprintf(name, sizeof(name), "shoal-loop%u", i % 10000);

@@ -189,9 +189,8 @@ struct net_loop {
 	 * read by the threads that give buffers back. */
 	struct net_conn *mw_head, *mw_tail;
 	atomic_uint mwaiting;
-	uint64_t now_ms; /* CLOCK_MONOTONIC when epoll_wait last returned */
-	int prio_want;	 /* its priority (net_prio.h), set before the thread starts */
-	struct net_prio prio;
+	uint64_t now_ms;      /* CLOCK_MONOTONIC when epoll_wait last returned */
+	struct net_prio prio; /* its priority (net_prio.h), asked for before it starts */
 	/* When to look for stalled records and idle connections again, or NET_NO_SWEEP. */
 	uint64_t next_sweep_ms;
 	unsigned inflight; /* requests of this loop not yet released */

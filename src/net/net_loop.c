@@ -1291,7 +1291,7 @@ void *net_loop_main(void *arg)
 
 	l->now_ms = mono_ms();
 	l->next_sweep_ms = NET_NO_SWEEP;
-	net_prio_start(&l->prio, l->prio_want, l->now_ms);
+	net_prio_start(&l->prio, l->now_ms);
 	for (;;) {
 		/* Completions no one woke us for. Again until none: taking them may pause a
 		 * connection (a resumed one reads its next blocking calls), and a completion

@@ -35,17 +35,16 @@ bool net_prio_busy(uint64_t cpu_ns, uint64_t calls, uint64_t wall_ms)
 	return cpu_ns > wall_ms * (1000000u / 2) || calls * 1000u > wall_ms * NET_PRIO_MAX_RATE;
 }
 
-int net_prio_create(pthread_t *t, int *want, void *(*fn)(void *), void *arg)
+int net_prio_create(pthread_t *t, struct net_prio *p, int want, void *(*fn)(void *), void *arg)
 {
 	static atomic_bool said;
-	struct sched_param sp = {.sched_priority = *want};
+	struct sched_param sp = {.sched_priority = want};
 	pthread_attr_t attr;
 	int err;
 
-	if (*want <= 0) {
-		*want = 0;
+	*p = (struct net_prio){.want = want > 0 ? want : 0, .next_ms = UINT64_MAX};
+	if (!p->want)
 		return -pthread_create(t, NULL, fn, arg);
-	}
 	err = pthread_attr_init(&attr);
 	if (err)
 		return -err;
@@ -60,18 +59,17 @@ int net_prio_create(pthread_t *t, int *want, void *(*fn)(void *), void *arg)
 	if (!err)
 		return 0;
 	if (!atomic_exchange(&said, true))
-		log_info("net: event loops run as ordinary threads, not SCHED_FIFO %d: %s", *want,
+		log_info("net: event loops run as ordinary threads, not SCHED_FIFO %d: %s", want,
 			 strerror(err));
-	*want = 0;
+	p->want = 0;
 	return -pthread_create(t, NULL, fn, arg);
 }
 
-void net_prio_start(struct net_prio *p, int want, uint64_t now_ms)
+void net_prio_start(struct net_prio *p, uint64_t now_ms)
 {
-	*p = (struct net_prio){.next_ms = UINT64_MAX};
-	if (want <= 0)
+	*p = (struct net_prio){.want = p->want, .next_ms = UINT64_MAX};
+	if (!p->want)
 		return;
-	p->want = want;
 	p->rt = true;
 	p->last_ms = now_ms;
 	p->next_ms = now_ms + NET_PRIO_WINDOW_MS;

@@ -13,8 +13,8 @@
  * client sending GETATTRs as fast as it can on the same 2 vCPUs got 48,000 answers a
  * second from real-time loops, each waking 17,000 times a second, against 148,000
  * from ordinary ones, which take a batch of calls per wake-up). So a loop looks at its
- * own CPU time and its calls when it wakes, NET_PRIO_WINDOW_MS or more after it last
- * looked: if it used more than half of the time since, or served more than
+ * own CPU time and its calls when it wakes, if NET_PRIO_WINDOW_MS or more have passed
+ * since it last looked: if it used more than half of the time since, or served more than
  * NET_PRIO_MAX_RATE calls a second, it is an ordinary thread until it looks again;
  * if neither, real-time again.
  *
@@ -47,16 +47,16 @@ struct net_prio {
 };
 
 /*
- * Start a thread running @fn(@arg) at SCHED_FIFO priority *@want (1-99; 0: an ordinary
- * thread). If the system refuses real-time scheduling (no CAP_SYS_NICE, a cgroup
- * without real-time time), the thread is started as an ordinary one, *@want becomes 0,
- * and the first such refusal in the process is logged. 0 or a negative errno (no
- * thread started).
+ * Start a thread running @fn(@arg) at SCHED_FIFO priority @want (1-99; 0: an ordinary
+ * thread), and set *@p's want to the priority it got, before the thread runs. If the
+ * system refuses real-time scheduling (no CAP_SYS_NICE, a cgroup without real-time
+ * time), the thread is started as an ordinary one, the want is 0, and the first such
+ * refusal in the process is logged. 0 or a negative errno (no thread started).
  */
-int net_prio_create(pthread_t *t, int *want, void *(*fn)(void *), void *arg);
+int net_prio_create(pthread_t *t, struct net_prio *p, int want, void *(*fn)(void *), void *arg);
 
-/* Called by that thread first: *@p for a thread started at priority @want. */
-void net_prio_start(struct net_prio *p, int want, uint64_t now_ms);
+/* Called by that thread first, on the *@p net_prio_create() set up. */
+void net_prio_start(struct net_prio *p, uint64_t now_ms);
 
 /* The look itself: called by net_prio_tick() once the window has passed. */
 void net_prio_look(struct net_prio *p, uint64_t now_ms);

@@ -42,16 +42,11 @@ static int policy_now(void)
 	return policy;
 }
 
-struct run {
-	int want; /* as net_prio_create() left it */
-};
-
 static void *run_off(void *arg)
 {
-	struct run *r = arg;
-	struct net_prio p;
+	struct net_prio p = *(struct net_prio *)arg;
 
-	net_prio_start(&p, r->want, mono_ms());
+	net_prio_start(&p, mono_ms());
 	CHECK(!p.rt);
 	CHECK_EQ(policy_now(), SCHED_OTHER);
 	/* Asked for nothing, it never looks. */
@@ -61,15 +56,16 @@ static void *run_off(void *arg)
 	return NULL;
 }
 
-/* Run @fn in a thread started by net_prio_create() at @want; the priority it got. */
+/* Run @fn(&prio) in a thread started by net_prio_create() at @want; the priority it
+ * got. */
 static int run_thread(int want, void *(*fn)(void *))
 {
-	struct run r = {.want = want};
+	struct net_prio p = {.want = -1};
 	pthread_t t;
 
-	CHECK_EQ(net_prio_create(&t, &r.want, fn, &r), 0);
+	CHECK_EQ(net_prio_create(&t, &p, want, fn, &p), 0);
 	pthread_join(t, NULL);
-	return r.want;
+	return p.want;
 }
 
 static void test_off(void)
@@ -80,12 +76,11 @@ static void test_off(void)
 static void *run_busy_then_idle(void *arg)
 {
 	struct timespec idle = {.tv_sec = 0, .tv_nsec = 3 * NET_PRIO_WINDOW_MS * 1000000L};
-	struct run *r = arg;
-	struct net_prio p;
+	struct net_prio p = *(struct net_prio *)arg;
 	uint64_t start = mono_ms(), now;
 
-	net_prio_start(&p, r->want, start);
-	if (!r->want) {
+	net_prio_start(&p, start);
+	if (!p.want) {
 		/* Refused: an ordinary thread that asks nothing more. */
 		CHECK(!p.rt);
 		CHECK_EQ(policy_now(), SCHED_OTHER);
