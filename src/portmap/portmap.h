@@ -83,6 +83,12 @@ int pmap_register_with_rpcbind(uint32_t prog, uint32_t vers, uint32_t prot, uint
 /* The same, to the portmapper at @server (tests use a private one). */
 int pmap_register_at(const struct sockaddr_in *server, uint32_t prog, uint32_t vers, uint32_t prot,
 		     uint16_t port, bool set);
+/*
+ * Parse the datagram @buf[0..len) that came back to a SET or UNSET call made with
+ * @xid: 1 = ours and answered (the boolean result in *@ok), 0 = not ours (another
+ * xid, or too short to hold one), -EPROTO = ours but malformed, denied or not SUCCESS.
+ */
+int pmap_dec_set_reply(const uint8_t *buf, size_t len, uint32_t xid, bool *ok);
 
 /* ---- wire codec (portmap_xdr.c) ---- */
 

@@ -34,11 +34,7 @@ static bool enc_call(struct xdr_out *o, uint32_t xid, uint32_t proc, const struc
 	       xdr_enc_u32(o, RPC_AUTH_NONE) && xdr_enc_u32(o, 0) && pmap_enc_mapping(o, m);
 }
 
-/*
- * Parse a reply: 1 = ours and answered (result in *ok), 0 = not ours (another xid),
- * -EPROTO = ours but malformed, denied or not SUCCESS.
- */
-static int dec_reply(const uint8_t *buf, size_t len, uint32_t xid, bool *ok)
+int pmap_dec_set_reply(const uint8_t *buf, size_t len, uint32_t xid, bool *ok)
 {
 	uint32_t v, st;
 	struct xdr_cur c;
@@ -97,7 +93,7 @@ int pmap_register_at(const struct sockaddr_in *server, uint32_t prog, uint32_t v
 				rc = -errno;
 				break;
 			}
-			r = dec_reply(reply, (size_t)n, xid, &ok);
+			r = pmap_dec_set_reply(reply, (size_t)n, xid, &ok);
 			if (r < 0)
 				rc = r;
 			else if (r > 0)
