@@ -434,7 +434,9 @@ struct listing {
 	int n;
 	int dups, strays, entries, missing_attrs, fresh;
 	char stray[64];
-	char last_name[32]; /* the last e<N> name of the last page */
+	/* The last e<N> name of the last page; empty if it had none (on XFS, which puts
+	 * new names at the end, the last pages may hold only names made while listing). */
+	char last_name[32];
 	uint64_t last_cookie;
 	char verf[NFS3_COOKIEVERFSIZE];
 	bool eof;
@@ -463,12 +465,19 @@ static void note_name(struct listing *l, const char *name)
 		l->dups++;
 }
 
+/* A page's reply has come: what the listing says of the last page starts again. */
+static void page_start(struct listing *l)
+{
+	l->count = 0;
+	l->last_name[0] = '\0';
+}
+
 static void hook_readdir(struct nfsc_call *c, void *data)
 {
 	READDIR3res *r = data;
 	struct listing *l = c->arg;
 
-	l->count = 0;
+	page_start(l);
 	if (r->status != NFS3_OK)
 		return;
 	memcpy(l->verf, r->READDIR3res_u.resok.cookieverf, NFS3_COOKIEVERFSIZE);
@@ -488,7 +497,7 @@ static void hook_readdirplus(struct nfsc_call *c, void *data)
 	READDIRPLUS3res *r = data;
 	struct listing *l = c->arg;
 
-	l->count = 0;
+	page_start(l);
 	if (r->status != NFS3_OK)
 		return;
 	memcpy(l->verf, r->READDIRPLUS3res_u.resok.cookieverf, NFS3_COOKIEVERFSIZE);
