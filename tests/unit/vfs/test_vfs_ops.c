@@ -535,6 +535,14 @@ static void test_setattr(void)
 	fx_teardown(&f);
 }
 
+/* The export root's link count, from the file system itself. */
+static long long root_nlink(const struct fx *f)
+{
+	struct stat st;
+
+	return stat(f->exp, &st) == 0 ? (long long)st.st_nlink : -1;
+}
+
 static void test_dir_ops(void)
 {
 	struct vfs_fh fh, dfh;
@@ -548,7 +556,9 @@ static void test_dir_ops(void)
 	CHECK_EQ(vfs_mkdir(&fx_root_ctx, f.root, "d", &fx_no_sattr, &dfh, &a, &wcc), 0);
 	CHECK_EQ(a.type, VFS_DIR);
 	CHECK(wcc.pre_valid && wcc.post_valid);
-	CHECK_EQ(wcc.post.nlink, 3);
+	/* The parent's link count as the file system keeps it: 3 on ext4 and XFS (a new
+	 * subdirectory's ".."), 1 for every directory on btrfs. */
+	CHECK_EQ(wcc.post.nlink, root_nlink(&f));
 	CHECK_EQ(vfs_mkdir(&fx_root_ctx, f.root, "d", &fx_no_sattr, &dfh, &a, &wcc), -EEXIST);
 	dir = fx_node(&f, &dfh);
 	fh = fx_create(&f, &fx_root_ctx, "a");
@@ -592,7 +602,7 @@ static void test_dir_ops(void)
 	CHECK_EQ(vfs_remove(&fx_root_ctx, dir, "chr", &wcc), 0);
 	CHECK_EQ(vfs_rmdir(&fx_root_ctx, f.root, "d", &wcc), 0);
 	CHECK(wcc.pre_valid && wcc.post_valid);
-	CHECK_EQ(wcc.post.nlink, 2);
+	CHECK_EQ(wcc.post.nlink, root_nlink(&f));
 	CHECK_EQ(vfs_getattr(dir, &a), -ESTALE);
 	vfs_node_put(dir);
 	CHECK_EQ(vfs_node_get(f.ve, dfh.data, dfh.len, false, &dir), -ESTALE);
@@ -614,7 +624,9 @@ static void test_fs_info(void)
 	CHECK_EQ(fi.time_delta.nsec, 1);
 	CHECK(fi.links && fi.symlinks && fi.cansettime);
 	CHECK_EQ(vfs_pathconf(f.root, &pc, &a), 0);
-	CHECK(pc.linkmax >= 1000);
+	/* The file system's own limit, as the C library reports it (for btrfs, Debian 12's
+	 * glibc does not know the limit and says 127). */
+	CHECK_EQ(pc.linkmax, pathconf(f.exp, _PC_LINK_MAX));
 	CHECK_EQ(pc.name_max, 255);
 	CHECK(pc.no_trunc && pc.chown_restricted && !pc.case_insensitive && pc.case_preserving);
 	fx_teardown(&f);
