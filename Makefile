@@ -126,6 +126,7 @@ check: deps-test
 	-$(STEP) $(call VARIANT,release) check-concurrency
 	-$(STEP) $(call VARIANT,release) check-access
 	-$(STEP) $(call VARIANT,release) check-hardening
+	-$(STEP) $(call VARIANT,release) check-fs
 	-$(STEP) $(call VARIANT,release) check-kernel
 	-$(STEP) $(call VARIANT,release) check-power
 	-$(STEP) $(call VARIANT,asan) check-unit
@@ -136,7 +137,8 @@ check: deps-test
 	-$(STEP) $(call VARIANT,tsan) check-concurrency
 	@sh scripts/check-summary.sh $(CHECK_OUT)/$@.txt "build (release)" style \
 		"unit (release)" "integration (release)" "durability (release)" \
-		"concurrency (release)" "access (release)" "hardening (release)" kernel power \
+		"concurrency (release)" "access (release)" "hardening (release)" "fs (release)" \
+		kernel power \
 		"unit (asan)" "integration (asan)" "hardening (asan)" "fuzz (asan)" \
 		"unit (tsan)" "concurrency (tsan)"
 

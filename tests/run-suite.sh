@@ -13,6 +13,8 @@
 #   SUITE_TIMEOUT   seconds each test may take (default 150)
 #   SUITE_FIGURES   extended regex of the output lines that state measured figures; they
 #                   are repeated at the end (with a leading "summary: " dropped)
+#   SHOAL_TEST_DIR  where the scratch directory (and so every export) is made (default
+#                   /tmp): to run the suite over another file system (tests/fs/run.sh)
 # Tests get IT_BUILD (the build directory) and IT_TMP (scratch, removed afterwards; each
 # test keeps its server logs in IT_TMP/<test>.*/*.log). A test that cannot run (no server
 # binary, no namespace, no such test) counts as failed, never as skipped.
@@ -59,7 +61,11 @@ else
 	done
 fi
 
-IT_TMP=$(mktemp -d "/tmp/shoal-$(basename "$dir").XXXXXX")
+IT_TMP=$(mktemp -d "${SHOAL_TEST_DIR:-/tmp}/shoal-$(basename "$dir").XXXXXX") || {
+	echo "FAIL run-suite.sh: cannot make a scratch directory in ${SHOAL_TEST_DIR:-/tmp}"
+	echo "$name: 0 passed, 1 failed"
+	exit 1
+}
 chmod 755 "$IT_TMP"
 trap 'rm -rf "$IT_TMP"' EXIT
 export IT_BUILD=$build IT_TMP

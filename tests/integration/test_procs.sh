@@ -34,7 +34,7 @@ fi
 stop_server quick
 
 # A file none of whose pages are cached, on a disk file system (/tmp may be tmpfs).
-cold=$(mktemp -d /var/tmp/shoal-cold.XXXXXX)
+cold=$(mktemp -d "${SHOAL_TEST_DIR:-/var/tmp}/shoal-cold.XXXXXX")
 trap 'rm -rf "$cold"; it_cleanup' EXIT
 mkdir -p "$cold/export"
 cp "$T/blob" "$cold/export/blob"

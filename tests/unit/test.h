@@ -53,6 +53,23 @@ struct test_case {
 				 __FILE__);                                                        \
 	}
 
+/*
+ * Make a fresh directory for a test's files: "DIR/@prefix-XXXXXX" into @buf (@cap
+ * bytes), DIR being $SHOAL_TEST_DIR when set (tests/fs/run.sh points it at other file
+ * systems) or /var/tmp (a disk file system, whose page cache tests can empty, where /tmp
+ * may be tmpfs). Exits the test binary if it cannot.
+ */
+static inline void test_disk_dir(char *buf, size_t cap, const char *prefix)
+{
+	const char *in = getenv("SHOAL_TEST_DIR");
+	int n = snprintf(buf, cap, "%s/%s-XXXXXX", in && *in ? in : "/var/tmp", prefix);
+
+	if (n < 0 || (size_t)n >= cap || !mkdtemp(buf)) {
+		fprintf(stderr, "cannot make a test directory %s-XXXXXX\n", prefix);
+		exit(1);
+	}
+}
+
 /* Print the name of test @i from the stringified list. */
 static inline void test_print_name(const char *names, size_t i)
 {

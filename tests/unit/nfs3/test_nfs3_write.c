@@ -1,6 +1,6 @@
 /*
  * test_nfs3_write.c - stable WRITEs run as a group (src/nfs3/nfs3_proc_write.c): calls
- * begun with rpc_call_begin() against a real export in /var/tmp, run together with
+ * begun with rpc_call_begin() against a real export (test_disk_dir()), run together with
  * rpc_call_run_gathered() and rpc_call_end_group() as a pool thread runs them. Which WRITEs gather
  * (stable ones of one handle); a group makes each file stable with one sync after all its writes,
  * and each reply says FILE_SYNC with its own count; the last reply of a file carries the attributes
@@ -97,8 +97,7 @@ static void setup(void)
 	struct vfs_fh rfh;
 	char err[256];
 
-	snprintf(base, sizeof(base), "/var/tmp/shoal-nfs3w-XXXXXX");
-	CHECK(mkdtemp(base) != NULL);
+	test_disk_dir(base, sizeof(base), "shoal-nfs3w");
 	snprintf(state, sizeof(state), "%s/state", base);
 	snprintf(dir, sizeof(dir), "%s/export", base);
 	CHECK_EQ(mkdir(state, 0700), 0);

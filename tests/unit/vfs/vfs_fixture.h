@@ -1,8 +1,8 @@
 /*
  * vfs_fixture.h - shared set-up for the vfs unit tests: a fresh state directory and
- * export under a mkdtemp() directory in /var/tmp (a disk file system, whose page cache
- * tests can empty, where /tmp may be tmpfs), the export's root node, and contexts for
- * root and for an ordinary user (uid 1000). Tests run as root.
+ * export under a directory made by test_disk_dir() (a disk file system), the export's
+ * root node, and contexts for root and for an ordinary user (uid 1000). Tests run as
+ * root.
  */
 #ifndef SHOAL_TEST_VFS_FIXTURE_H
 #define SHOAL_TEST_VFS_FIXTURE_H
@@ -49,11 +49,7 @@ static inline void fx_close(struct fx *f)
 
 static inline void fx_setup(struct fx *f)
 {
-	snprintf(f->base, sizeof(f->base), "/var/tmp/shoal-vfs-XXXXXX");
-	if (!mkdtemp(f->base)) {
-		perror("mkdtemp");
-		exit(1);
-	}
+	test_disk_dir(f->base, sizeof(f->base), "shoal-vfs");
 	snprintf(f->state, sizeof(f->state), "%s/state", f->base);
 	snprintf(f->exp, sizeof(f->exp), "%s/export", f->base);
 	CHECK_EQ(mkdir(f->state, 0700), 0);

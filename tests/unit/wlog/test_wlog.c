@@ -10,7 +10,7 @@
  * lose nothing; a clean close leaves nothing; tmpfs is refused; a log that fails is set
  * aside (files synced, log deleted) before wlog_fallback() lets callers fsync, and one
  * that cannot be set aside is kept and reported. Files live in a
- * mkdtemp() directory under /var/tmp (on disk, as O_DIRECT needs).
+ * test_disk_dir() directory (on disk, as O_DIRECT needs).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -39,8 +39,7 @@ static int count_sync(void *arg)
 
 static void setup(void)
 {
-	snprintf(dir, sizeof(dir), "/var/tmp/shoal-wlog.XXXXXX");
-	CHECK(mkdtemp(dir) != NULL);
+	test_disk_dir(dir, sizeof(dir), "shoal-wlog");
 	snprintf(path, sizeof(path), "%s/stable.log", dir);
 }
 

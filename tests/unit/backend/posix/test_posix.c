@@ -1,8 +1,8 @@
 /*
  * test_posix.c - unit tests for the posix back-end (src/backend/posix/): per-thread
  * identity with its cache, name resolution that never leaves the directory or follows
- * a link, handles round trip, a syncfs that ends with a cache flush. Runs as root in a
- * mkdtemp() directory under /tmp.
+ * a link, handles round trip, a syncfs that ends with a cache flush. Runs as root in
+ * directories made by test_disk_dir().
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -66,12 +66,12 @@ int fchownat(int fd, const char *path, uid_t uid, gid_t gid, int flags)
 static void test_identity_cached(void)
 {
 	struct vfs_cred user = {.uid = 1000, .gid = 1000, .ngroups = 1, .groups = {27}};
-	char dir[] = "/tmp/shoal-posix-XXXXXX", path[64];
+	char dir[64], path[128];
 	unsigned long before;
 	struct stat st;
 	int dfd, fd;
 
-	CHECK(mkdtemp(dir) != NULL);
+	test_disk_dir(dir, sizeof(dir), "shoal-posix");
 	CHECK_EQ(chmod(dir, 0777), 0);
 	dfd = open(dir, O_PATH | O_DIRECTORY);
 	CHECK_EQ(be->set_identity(&user), 0);
@@ -104,12 +104,12 @@ static void test_identity_cached(void)
 
 static void test_resolve_stays_inside(void)
 {
-	char dir[] = "/tmp/shoal-posix-XXXXXX";
+	char dir[64];
 	struct bk_fh fh;
 	struct stat st;
 	int dfd, fd, mfd, rfd, mid;
 
-	CHECK(mkdtemp(dir) != NULL);
+	test_disk_dir(dir, sizeof(dir), "shoal-posix");
 	CHECK_EQ(be->set_identity(NULL), 0);
 	CHECK_EQ(be->root_open(dir, &mfd, &rfd), 0);
 	dfd = rfd;
@@ -138,12 +138,12 @@ static void test_resolve_stays_inside(void)
  * it missing the cache knows, and a name just made is cached. Same limits as resolve(). */
 static void test_resolve_cached_only(void)
 {
-	char dir[] = "/var/tmp/shoal-posix-XXXXXX";
+	char dir[64];
 	char name[64];
 	struct stat st;
 	int dfd, fd, mfd, rfd;
 
-	CHECK(mkdtemp(dir) != NULL);
+	test_disk_dir(dir, sizeof(dir), "shoal-posix");
 	CHECK_EQ(be->set_identity(NULL), 0);
 	CHECK_EQ(be->root_open(dir, &mfd, &rfd), 0);
 	dfd = rfd;
@@ -180,10 +180,10 @@ static void test_resolve_cached_only(void)
  * not marked elsewhere. */
 static void test_syncfs_ends_with_flush(void)
 {
-	char dir[] = "/tmp/shoal-posix-XXXXXX";
+	char dir[64];
 	int mfd, rfd;
 
-	CHECK(mkdtemp(dir) != NULL);
+	test_disk_dir(dir, sizeof(dir), "shoal-posix");
 	CHECK_EQ(be->root_open(dir, &mfd, &rfd), 0);
 	memset(sync_calls, 0, sizeof(sync_calls));
 	nsync_calls = 0;
