@@ -14,7 +14,8 @@
 #   SUITE_FIGURES   extended regex of the output lines that state measured figures; they
 #                   are repeated at the end (with a leading "summary: " dropped)
 #   SHOAL_TEST_DIR  where the scratch directory (and so every export) is made (default
-#                   /tmp): to run the suite over another file system (tests/fs/run.sh)
+#                   /tmp): to run the suite over another disk file system
+#                   (tests/fs/run.sh)
 # Tests get IT_BUILD (the build directory) and IT_TMP (scratch, removed afterwards; each
 # test keeps its server logs in IT_TMP/<test>.*/*.log). A test that cannot run (no server
 # binary, no namespace, no such test) counts as failed, never as skipped.

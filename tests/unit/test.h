@@ -55,9 +55,9 @@ struct test_case {
 
 /*
  * Make a fresh directory for a test's files: "DIR/@prefix-XXXXXX" into @buf (@cap
- * bytes), DIR being $SHOAL_TEST_DIR when set (tests/fs/run.sh points it at other file
- * systems) or /var/tmp (a disk file system, whose page cache tests can empty, where /tmp
- * may be tmpfs). Exits the test binary if it cannot.
+ * bytes), DIR being $SHOAL_TEST_DIR when set (tests/fs/run.sh points it at other disk
+ * file systems) or /var/tmp (a disk file system, whose page cache tests can empty, where
+ * /tmp may be tmpfs). Exits the test binary if it cannot.
  */
 static inline void test_disk_dir(char *buf, size_t cap, const char *prefix)
 {
