@@ -26,8 +26,12 @@ shift
 root=$(cd "$here/../.." && pwd)
 
 if [ -z "${FS_IN_NS:-}" ]; then
-	FS_IN_NS=1 exec unshare --mount --propagation private -- bash "$0" "$build" "$@" ||
-		{ echo "FAIL fs: expected to create a mount namespace (needs root)"; echo "fs: 0 passed, 1 failed"; exit 1; }
+	if ! unshare --mount --propagation private true 2>/dev/null; then
+		echo "FAIL fs: expected to create a mount namespace (needs root)"
+		echo "fs: 0 passed, 1 failed"
+		exit 1
+	fi
+	FS_IN_NS=1 exec unshare --mount --propagation private -- bash "$0" "$build" "$@"
 fi
 
 passed=0
@@ -36,15 +40,12 @@ failed=0
 # Add the "N passed, M failed" of the last such line in file $1 to the totals; a part
 # that printed none failed.
 count() {
-	local line p f
-	line=$(grep -E '[0-9]+ passed, [0-9]+ failed$' "$1" | tail -n 1)
-	p=$(printf '%s' "$line" | sed -nE 's/.* ([0-9]+) passed, ([0-9]+) failed$/\1/p')
-	f=$(printf '%s' "$line" | sed -nE 's/.* ([0-9]+) passed, ([0-9]+) failed$/\2/p')
-	if [ -z "$p" ]; then
-		p=0 f=1
+	if [[ $(grep -E '[0-9]+ passed, [0-9]+ failed$' "$1" | tail -n 1) =~ ([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+		passed=$((passed + BASH_REMATCH[1]))
+		failed=$((failed + BASH_REMATCH[2]))
+	else
+		failed=$((failed + 1))
 	fi
-	passed=$((passed + p))
-	failed=$((failed + f))
 }
 
 make_fs() {
