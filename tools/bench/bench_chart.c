@@ -21,7 +21,8 @@
 #define NTICKS	   5
 
 static const char *const chart_colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
-					   "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"};
+					   "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+					   "#17becf", "#bcbd22", "#393b79", "#ad494a"};
 
 #define NCOLORS (sizeof(chart_colors) / sizeof(chart_colors[0]))
 
