@@ -2,10 +2,11 @@
 # test_bench.sh - a very short shoal-bench run (two load points of a few seconds, a
 # small fileset) against a quick-start shoal-server, the ports found through its
 # portmapper: every operation of the SFS2008 mix must be issued and answered without
-# error, the text and JSON reports must be written, and a second run must reuse the
-# fileset. The server has the smallest --max-call-memory (one large receive buffer for
-# all connections), so that WRITEs over 8 KiB from several connections take turns
-# waiting for call memory: none may be lost or stuck there.
+# error, every I/O file must be COMMITted before the first point, the text and JSON
+# reports must be written, and a second run must reuse the fileset. The server has the
+# smallest --max-call-memory (one large receive buffer for all connections), so that
+# WRITEs over 8 KiB from several connections take turns waiting for call memory: none
+# may be lost or stuck there.
 . "$(dirname "$0")/lib.sh"
 
 BENCH=$IT_BUILD/shoal-bench
@@ -38,6 +39,9 @@ for op in GETATTR LOOKUP READ ACCESS WRITE SETATTR READDIRPLUS READLINK READDIR 
 	fi
 done
 check no-errors-in-run "" "$(printf '%s\n' "$out" | grep '^errors:')"
+# before the first point every I/O file was COMMITted, each answered NFS3_OK
+settled=$(sed -n 's/^settle: COMMIT of \([0-9]*\) I\/O files.*/\1/p' "$T/bench.err")
+check settle-every-io-file "$(find "$exp" -type f -name 'file_en.*' | wc -l)" "${settled:-none}"
 check points-valid 2 "$(printf '%s\n' "$out" | grep -c '^point .* VALID')"
 if [ -s "$T/out.json" ] && grep -q '"points"' "$T/out.json"; then
 	ok "json written"

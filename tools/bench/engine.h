@@ -66,6 +66,15 @@ int bench_engine_start(struct bench_engine *e);
  */
 void bench_engine_point(struct bench_engine *e, double rate, double warmup_s, double run_s,
 			const pid_t *spids, unsigned nspids, struct bench_point *pt);
+/* Stop issuing: every thread has seen the rate 0 when this returns; calls already in
+ * flight are still answered. The next bench_engine_point() starts again. */
+void bench_engine_idle(struct bench_engine *e);
+/*
+ * Bring the server to rest before measuring (engine_settle.c): idle the engine, then
+ * COMMIT every I/O file over one extra connection per target, one call at a time.
+ * Returns 0 with the number of files committed in @files, or -1 with a message in @err.
+ */
+int bench_engine_settle(struct bench_engine *e, uint64_t *files, char *err, size_t errlen);
 /* Errors seen over the whole run (warm-up included), printed per operation and status
  * to @out; returns their total. */
 uint64_t bench_engine_errors(struct bench_engine *e, FILE *out);

@@ -142,6 +142,13 @@ static void publish(struct bench_engine *e)
 			nanosleep(&ts, NULL);
 }
 
+void bench_engine_idle(struct bench_engine *e)
+{
+	atomic_store(&e->rate, 0.0);
+	atomic_store(&e->phase, PHASE_WARMUP);
+	publish(e);
+}
+
 int bench_engine_start(struct bench_engine *e)
 {
 	for (uint32_t i = 0; i < e->nthr; i++) {

@@ -15,6 +15,7 @@
 
 #include "bench_summary.h"
 #include "client.h"
+#include "core/clock.h"
 #include "engine.h"
 #include "mount/mount.h"
 #include "workload.h"
@@ -477,6 +478,28 @@ static double auto_peak(struct bench_engine *e, const struct opts *o)
 	return bench_peak_search(o->load, AUTO_PEAK_PRECISION, AUTO_PEAK_TRIALS, peak_trial, &t);
 }
 
+/*
+ * Bring the server to rest before the ladder (bench_engine_settle()). A failure is
+ * reported and makes the exit status 1, but the points are still measured: the run
+ * then shows what the server does, and says that it was not at rest.
+ */
+static bool settle(struct bench_engine *e)
+{
+	char err[256];
+	uint64_t files;
+	uint64_t t0 = mono_ns();
+	int rc = bench_engine_settle(e, &files, err, sizeof(err));
+
+	if (rc < 0) {
+		fprintf(stderr, "shoal-bench: %s (after %llu files)\n", err,
+			(unsigned long long)files);
+		return false;
+	}
+	fprintf(stderr, "settle: COMMIT of %llu I/O files in %.2f s\n", (unsigned long long)files,
+		(double)(mono_ns() - t0) / 1e9);
+	return true;
+}
+
 /* Write one output through @fn; false after a message if it cannot be. */
 static bool write_out(const char *path, const char *what, bool have,
 		      int (*fn)(const struct bench_run *, const char *, FILE *),
@@ -618,6 +641,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	peak = o.auto_peak ? auto_peak(e, &o) : o.load;
+	if (!settle(e))
+		status = 1;
 	bench_ladder(peak, o.points, ladder);
 	for (unsigned i = 0; i < o.points; i++) {
 		bench_engine_point(e, ladder[i], o.warmup, o.runtime, o.spids, o.nspids,

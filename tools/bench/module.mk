@@ -10,7 +10,7 @@ BENCH_CORE_SRCS := tools/bench/bench_hist.c tools/bench/workload_mix.c \
 include $(wildcard tools/bench/report.mk)
 BENCH_SRCS := $(BENCH_CORE_SRCS) tools/bench/client_conn.c tools/bench/client_mount.c \
 	tools/bench/engine_op.c tools/bench/engine_loop.c tools/bench/engine_populate.c \
-	tools/bench/bench_summary.c tools/bench/main.c
+	tools/bench/engine_settle.c tools/bench/bench_summary.c tools/bench/main.c
 SHOAL_BENCH := $(O)/shoal-bench
 BENCH_TOOLS += $(SHOAL_BENCH)
 # built by `make build` (and so by make check, whose integration test runs it)

@@ -1,0 +1,88 @@
+/*
+ * engine_settle.c - bringing the server to rest before the first measured point:
+ * the engine stops issuing, then every I/O file is COMMITted (RFC 1813 section 3.3.21)
+ * over one extra connection per target, so that what the fileset creation and the
+ * peak search wrote UNSTABLE is on stable storage before the ladder starts.
+ *
+ * Why: the peak search runs the server far past its peak with unstable WRITEs, and
+ * the kernel writes that backlog back some seconds later, in the middle of the first
+ * load points; every fsync the server does then (FILE_SYNC WRITEs, and metadata for
+ * servers that make it stable) waits behind it, so the lowest point measured the
+ * search, not the load asked for. SFS2008 hides the same effect behind a 300 s
+ * warm-up per point; one COMMIT per file is the NFS way to ask for it directly.
+ */
+#include "engine_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "nfs3/nfs3_client.h"
+
+#define COMMIT_TIMEOUT_MS 120000
+
+static bool enc_commit(struct xdr_out *o, const void *arg)
+{
+	struct nfs3_read_args a = {0}; /* COMMIT3args is READ3args' layout: fh, offset, count */
+
+	a.fh = *(const struct nfs3_fh *)arg;
+	return nfs3_enc_read_args(o, &a);
+}
+
+/* COMMIT (0, 0: the whole file) of @fh; 0, a negative errno or a positive nfsstat3. */
+static int commit_file(struct bench_conn *c, const struct nfs3_fh *fh)
+{
+	struct bench_reply r;
+	uint32_t status;
+	int rc = bench_conn_call_sync(c, NFS3PROC_COMMIT, enc_commit, fh, &r, COMMIT_TIMEOUT_MS);
+
+	if (rc < 0)
+		return rc;
+	if (!r.ok || !xdr_dec_u32(&r.res, &status))
+		return -EPROTO;
+	return (int)status;
+}
+
+/* COMMIT every I/O file of the processes that use target @ti. */
+static int settle_target(struct bench_engine *e, unsigned ti, uint64_t *files, char *err,
+			 size_t errlen)
+{
+	const struct bench_target_cfg *t = &e->cfg.targets[ti];
+	struct bench_conn c;
+	int rc = bench_conn_open(&c, t->host, t->nfs_port, NFS3_PROGRAM, NFS3_VERSION);
+
+	if (rc < 0) {
+		snprintf(err, errlen, "settle: cannot connect to %s:%u: %s", t->host, t->nfs_port,
+			 strerror(-rc));
+		return -1;
+	}
+	for (uint32_t i = 0; i < e->nprocs && rc == 0; i++) {
+		const struct bench_proc *p = &e->procs[i];
+
+		/* the handles are fixed once the fileset exists: the engine threads only
+		 * read them, so reading them here races with nothing */
+		for (uint32_t f = 0; p->target == t && f < p->nio && rc == 0; f++) {
+			rc = commit_file(&c, &p->io[f].fh);
+			if (rc < 0)
+				snprintf(err, errlen, "settle: COMMIT to %s failed: %s", t->host,
+					 strerror(-rc));
+			else if (rc > 0)
+				snprintf(err, errlen, "settle: COMMIT to %s answered nfsstat3 %d",
+					 t->host, rc);
+			else
+				(*files)++;
+		}
+	}
+	bench_conn_close(&c);
+	return rc == 0 ? 0 : -1;
+}
+
+int bench_engine_settle(struct bench_engine *e, uint64_t *files, char *err, size_t errlen)
+{
+	*files = 0;
+	bench_engine_idle(e);
+	for (unsigned ti = 0; ti < e->cfg.ntargets; ti++)
+		if (settle_target(e, ti, files, err, errlen) < 0)
+			return -1;
+	return 0;
+}
