@@ -1,15 +1,17 @@
 /*
  * engine_settle.c - bringing the server to rest before the first measured point:
  * the engine stops issuing, then every I/O file is COMMITted (RFC 1813 section 3.3.21)
- * over one extra connection per target, so that what the fileset creation and the
- * peak search wrote UNSTABLE is on stable storage before the ladder starts.
+ * over one extra connection per target, so that whatever was written UNSTABLE before
+ * is on stable storage when the ladder starts.
  *
- * Why: the peak search runs the server far past its peak with unstable WRITEs, and
- * the kernel writes that backlog back some seconds later, in the middle of the first
- * load points; every fsync the server does then (FILE_SYNC WRITEs, and metadata for
- * servers that make it stable) waits behind it, so the lowest point measured the
- * search, not the load asked for. SFS2008 hides the same effect behind a 300 s
- * warm-up per point; one COMMIT per file is the NFS way to ask for it directly.
+ * Why: the fileset's creation writes hundreds of MiB UNSTABLE, and so does the load
+ * itself with --write-stable unstable; the kernel writes that back some seconds later,
+ * and every fsync the server does meanwhile (FILE_SYNC WRITEs, and metadata for servers
+ * that make it stable) waits behind it. Without a peak search that would land in the
+ * first load points (measured: 456 MiB dirty after the creation, gone within 2 s of
+ * this pass starting). After a search it also lets the server's queues drain first.
+ * SFS2008 hides such effects behind a 300 s warm-up per point; one COMMIT per file is
+ * the NFS way to ask for the backlog directly.
  */
 #include "engine_int.h"
 
