@@ -80,6 +80,7 @@ boot() {
 		vm_before_boot || return
 	fi
 	: >"$T/console.log"
+	LINE_PART=
 	exec {QFD}< <(
 		exec qemu-system-x86_64 -nodefaults -no-user-config -display none -no-reboot \
 			-machine pc -accel "$accel" -cpu "$cpu" -smp 2 -m 1024 \
@@ -106,14 +107,24 @@ stop_qemu() {
 }
 
 # next_line DEADLINE : the next line from the guest into LINE; 1 at EOF, 2 at the deadline.
+# A read that times out in the middle of a line returns what it has read so far (a slow
+# guest under TCG writes a line over several milliseconds): that part is kept in
+# LINE_PART and put before the rest, or a request whose first bytes fell into one slice
+# would reach its reader without them and never be answered.
+LINE_PART=
 next_line() {
-	local left=$(($1 - SECONDS)) rc
+	local left=$(($1 - SECONDS)) rc part
 	[ "$left" -gt 0 ] || return 2
-	IFS= read -r -t "$left" -u "$QFD" LINE
+	IFS= read -r -t "$left" -u "$QFD" part
 	rc=$?
+	if [ "$rc" -gt 128 ]; then
+		LINE_PART+=$part
+		return 2
+	fi
+	LINE=$LINE_PART$part
+	LINE_PART=
 	LINE=${LINE%$'\r'}
 	[ "$rc" -eq 0 ] && return 0
-	[ "$rc" -gt 128 ] && return 2
 	return 1
 }
 
