@@ -58,24 +58,22 @@ static int settle_target(struct bench_engine *e, unsigned ti, uint64_t *files, c
 			 strerror(-rc));
 		return -1;
 	}
+	/* the handles are fixed once the fileset exists: the engine threads only read
+	 * them, so reading them here races with nothing */
 	for (uint32_t i = 0; i < e->nprocs && rc == 0; i++) {
 		const struct bench_proc *p = &e->procs[i];
 
-		/* the handles are fixed once the fileset exists: the engine threads only
-		 * read them, so reading them here races with nothing */
-		for (uint32_t f = 0; p->target == t && f < p->nio && rc == 0; f++) {
-			rc = commit_file(&c, &p->io[f].fh);
-			if (rc < 0)
-				snprintf(err, errlen, "settle: COMMIT to %s failed: %s", t->host,
-					 strerror(-rc));
-			else if (rc > 0)
-				snprintf(err, errlen, "settle: COMMIT to %s answered nfsstat3 %d",
-					 t->host, rc);
-			else
+		if (p->target != t)
+			continue;
+		for (uint32_t f = 0; f < p->nio && rc == 0; f++)
+			if ((rc = commit_file(&c, &p->io[f].fh)) == 0)
 				(*files)++;
-		}
 	}
 	bench_conn_close(&c);
+	if (rc < 0)
+		snprintf(err, errlen, "settle: COMMIT to %s failed: %s", t->host, strerror(-rc));
+	else if (rc > 0)
+		snprintf(err, errlen, "settle: COMMIT to %s answered nfsstat3 %d", t->host, rc);
 	return rc == 0 ? 0 : -1;
 }
 
