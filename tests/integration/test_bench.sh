@@ -42,7 +42,22 @@ check no-errors-in-run "" "$(printf '%s\n' "$out" | grep '^errors:')"
 # before the first point every I/O file was COMMITted, each answered NFS3_OK
 settled=$(sed -n 's/^settle: COMMIT of \([0-9]*\) I\/O files.*/\1/p' "$T/bench.err")
 check settle-every-io-file "$(find "$exp" -type f -name 'file_en.*' | wc -l)" "${settled:-none}"
-check points-valid 2 "$(printf '%s\n' "$out" | grep -c '^point .* VALID')"
+# Each point's verdict must follow from its own figures (achieved within 10% of the
+# request, mean under 20 ms, no connection lost): whether a shared CI machine met a
+# rate is the benchmark's finding, not this test's (a 0.5 s stall of the machine
+# legitimately fails a 3 s point); a verdict that contradicts its figures is a bug, and
+# so is a point answering more than it asked for (the pacer over-issuing).
+points=$(printf '%s\n' "$out" | grep '^point ')
+check points-reported 2 "$(printf '%s\n' "$points" | grep -c .)"
+check points-requested "200 400" "$(printf '%s\n' "$points" | awk '{print $4}' | paste -sd ' ')"
+wrong=$(printf '%s\n' "$points" | awk '{
+	req = $4; ach = $6; mean = $9
+	want = (ach >= req * 0.9 && mean <= 20.0) ? "VALID" : "INVALID:"
+	got = $NF == "VALID" ? "VALID" : ""
+	for (i = 1; i <= NF; i++) if ($i == "INVALID:") got = "INVALID:"
+	if (ach <= 0 || ach > req * 1.1 || got != want) print
+}')
+check points-verdict-follows-figures "" "$wrong"
 if [ -s "$T/out.json" ] && grep -q '"points"' "$T/out.json"; then
 	ok "json written"
 else
