@@ -3,10 +3,10 @@
 # small fileset) against a quick-start shoal-server, the ports found through its
 # portmapper: every operation of the SFS2008 mix must be issued and answered without
 # error, every I/O file must be COMMITted before the first point, the text and JSON
-# reports must be written, and a second run must reuse the fileset. The server has the
-# smallest --max-call-memory (one large receive buffer for all connections), so that
-# WRITEs over 8 KiB from several connections take turns waiting for call memory: none
-# may be lost or stuck there.
+# reports must be written (and say so), and a second run must reuse the fileset. The
+# server has the smallest --max-call-memory (one large receive buffer for all
+# connections), so that WRITEs over 8 KiB from several connections take turns waiting
+# for call memory: none may be lost or stuck there.
 . "$(dirname "$0")/lib.sh"
 
 BENCH=$IT_BUILD/shoal-bench
@@ -68,6 +68,12 @@ if [ -s "$T/out.txt" ] && grep -q 'SPECsfs2008\|SFS2008' "$T/out.txt"; then
 else
 	fail "text report: expected $T/out.txt in the seed layout"
 fi
+# ...and both say how the server was brought to rest
+check json-settle "\"settle\": \"COMMIT of $settled I/O files in" \
+	"$(grep -o '"settle": "COMMIT of [0-9]* I/O files in' "$T/out.json")"
+check json-settle-ok '"settle_failed": false' "$(grep -o '"settle_failed": [a-z]*' "$T/out.json")"
+check report-settle "Before the First Point          COMMIT of $settled I/O files in" \
+	"$(grep -o '^Before the First Point  *COMMIT of [0-9]* I/O files in' "$T/out.txt")"
 
 # The fileset left behind is reused: nothing to write, same counts.
 before=$(find "$exp" -type f | wc -l)

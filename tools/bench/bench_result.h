@@ -66,6 +66,10 @@ struct bench_run {
 	double append_pct;	  /* 70 */
 	char write_stability[16]; /* "FILE_SYNC", "UNSTABLE", ... */
 	char call_pacing[96];	  /* when a process sends its calls (--send-ahead-us) */
+	/* Before the first point (engine_settle.c): what was done ("COMMIT of N I/O files
+	 * in S s") or why it failed; empty in a run made before it existed. */
+	char settle[192];
+	bool settle_failed; /* then the server was not known to be at rest */
 	uint32_t ntargets;
 	struct bench_target targets[BENCH_MAX_TARGETS];
 	/* Results */

@@ -481,25 +481,27 @@ static double auto_peak(struct bench_engine *e, const struct opts *o)
 }
 
 /*
- * Bring the server to rest before the ladder (bench_engine_settle()). A failure is
- * reported and makes the exit status 1, but the points are still measured: the run
- * then shows what the server does, and says that it was not at rest.
+ * Bring the server to rest before the ladder (bench_engine_settle()), and say how in
+ * @run (its JSON and report) and on stderr. A failure makes the exit status 1, but the
+ * points are still measured: the run then shows what the server does, and its report
+ * says that the server was not known to be at rest.
  */
-static bool settle(struct bench_engine *e)
+static bool settle(struct bench_engine *e, struct bench_run *run)
 {
-	char err[256];
+	char err[160];
 	uint64_t files;
 	uint64_t t0 = mono_ns();
 	int rc = bench_engine_settle(e, &files, err, sizeof(err));
 
-	if (rc < 0) {
-		fprintf(stderr, "shoal-bench: %s (after %llu files)\n", err,
-			(unsigned long long)files);
-		return false;
-	}
-	fprintf(stderr, "settle: COMMIT of %llu I/O files in %.2f s\n", (unsigned long long)files,
-		(double)(mono_ns() - t0) / 1e9);
-	return true;
+	run->settle_failed = rc < 0;
+	if (rc < 0)
+		snprintf(run->settle, sizeof(run->settle), "%s (after %llu files)", err,
+			 (unsigned long long)files);
+	else
+		snprintf(run->settle, sizeof(run->settle), "COMMIT of %llu I/O files in %.2f s",
+			 (unsigned long long)files, (double)(mono_ns() - t0) / 1e9);
+	fprintf(stderr, "%s%s\n", rc < 0 ? "shoal-bench: " : "settle: ", run->settle);
+	return rc == 0;
 }
 
 /* Write one output through @fn; false after a message if it cannot be. */
@@ -643,7 +645,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	peak = o.auto_peak ? auto_peak(e, &o) : o.load;
-	if (!settle(e))
+	if (!settle(e, &run))
 		status = 1;
 	bench_ladder(peak, o.points, ladder);
 	for (unsigned i = 0; i < o.points; i++) {

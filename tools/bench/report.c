@@ -655,6 +655,14 @@ static void performance(FILE *out, const struct bench_run *run)
 			 i + 1, run->points[i].requested_ops, or_ns(run->points[i].invalid_reason));
 		wrap(out, line, 0, 4);
 	}
+	if (run->settle_failed) {
+		char line[320];
+
+		snprintf(line, sizeof(line),
+			 "The server was not brought to rest before the first point: %s",
+			 run->settle);
+		wrap(out, line, 0, 4);
+	}
 	fputc('\n', out);
 	if (peak < 0) {
 		fprintf(out, "No valid point with a mean response time at or under %.0f msec.\n",
@@ -892,6 +900,7 @@ static void benchmark_parameters(FILE *out, const struct bench_run *run)
 	kvf(out, "Appends", "%g%% of WRITEs", run->append_pct);
 	kv(out, "Write Stability", or_ns(run->write_stability));
 	kv(out, "Call Pacing", or_ns(run->call_pacing));
+	kv(out, "Before the First Point", or_ns(run->settle));
 	kvf(out, "Fileset",
 	    "%" PRIu64 " bytes: %" PRIu64 " I/O files, %" PRIu64 " non-I/O files, %" PRIu64
 	    " directories, %" PRIu64 " symlinks",

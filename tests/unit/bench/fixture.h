@@ -45,6 +45,7 @@ static inline void fixture_run(struct bench_run *r)
 	r->append_pct = 70;
 	snprintf(r->write_stability, sizeof(r->write_stability), "FILE_SYNC");
 	snprintf(r->call_pacing, sizeof(r->call_pacing), "each call when it is due");
+	snprintf(r->settle, sizeof(r->settle), "COMMIT of 120 I/O files in 0.02 s");
 	r->ntargets = 2;
 	snprintf(r->targets[0].host, sizeof(r->targets[0].host), "127.0.0.1");
 	snprintf(r->targets[0].export_path, sizeof(r->targets[0].export_path), "/srv/fs1");

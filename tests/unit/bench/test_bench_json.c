@@ -46,6 +46,7 @@ static void test_round_trip(void)
 	a->points[2].achieved_ops = 1.0 / 3.0;
 	a->fileset_bytes = UINT64_MAX;
 	a->host_cpus = UINT32_MAX;
+	a->settle_failed = true;
 	js = to_json(a, &len);
 	CHECK(js != NULL);
 	CHECK_EQ(bench_json_parse(js, len, b, err, sizeof(err)), 0);

@@ -61,6 +61,20 @@ static char *report_of(const struct bench_run *r, const char *desc, size_t *len,
 	return buf;
 }
 
+/* The fixture's run, finalized, into @r, and its report without a description file. */
+static char *fixture_report(struct bench_run *r)
+{
+	size_t len;
+	char *got;
+	int rc;
+
+	fixture_run(r);
+	bench_finalize(r);
+	got = report_of(r, NULL, &len, &rc);
+	CHECK_EQ(rc, 0);
+	return got;
+}
+
 static void test_golden(void)
 {
 	char desc[256], golden[256];
@@ -115,16 +129,9 @@ static void test_no_description(void)
 		"Other Notes\n",
 	};
 	struct bench_run r;
-	const char *prev;
-	size_t len;
-	char *got;
-	int rc;
+	char *got = fixture_report(&r);
+	const char *prev = got;
 
-	fixture_run(&r);
-	bench_finalize(&r);
-	got = report_of(&r, NULL, &len, &rc);
-	CHECK_EQ(rc, 0);
-	prev = got;
 	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
 		const char *at = strstr(prev, sections[i]);
 
@@ -155,6 +162,29 @@ static void test_no_valid_point(void)
 	got = report_of(&r, NULL, &len, &rc);
 	CHECK_EQ(rc, 0);
 	CHECK(strstr(got, "SFS2008-NFSv3 = no valid load point at or under 20 msec\n"));
+	free(got);
+}
+
+/* How the server was brought to rest is a benchmark parameter; a failure is said under
+ * Performance too, and only then. */
+static void test_settle(void)
+{
+	struct bench_run r;
+	char *got = fixture_report(&r);
+	size_t len;
+	int rc;
+
+	CHECK(strstr(got, "Before the First Point          COMMIT of 120 I/O files in 0.02 s\n"));
+	CHECK(strstr(got, "not brought to rest") == NULL);
+	free(got);
+	r.settle_failed = true;
+	snprintf(r.settle, sizeof(r.settle),
+		 "settle: COMMIT to 127.0.0.1 answered nfsstat3 70 (after 3 files)");
+	got = report_of(&r, NULL, &len, &rc);
+	CHECK_EQ(rc, 0);
+	/* wrapped at the report's width, the continuation indented by 4 */
+	CHECK(strstr(got, "\nThe server was not brought to rest before the first point: settle: "
+			  "COMMIT to\n    127.0.0.1 answered nfsstat3 70 (after 3 files)\n"));
 	free(got);
 }
 
@@ -205,4 +235,4 @@ static void test_bad_description(void)
 	}
 }
 
-TESTS(test_golden, test_no_description, test_no_valid_point, test_bad_description)
+TESTS(test_golden, test_no_description, test_no_valid_point, test_settle, test_bad_description)
