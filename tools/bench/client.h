@@ -115,6 +115,11 @@ typedef bool (*bench_enc_fn)(struct xdr_out *o, const void *arg);
 int bench_conn_call_sync(struct bench_conn *c, uint32_t proc, bench_enc_fn enc, const void *arg,
 			 struct bench_reply *r, int timeout_ms);
 
+/* bench_conn_call_sync() of a call the server must run: 0 with its results in @res, a
+ * negative errno as that, or -EPROTO when the reply says the call was not run. */
+int bench_conn_call_run(struct bench_conn *c, uint32_t proc, bench_enc_fn enc, const void *arg,
+			struct xdr_cur *res, int timeout_ms);
+
 /* ---- set-up over MOUNT and portmap (client_mount.c) ---- */
 
 /* Ask the portmapper at @host:111 (TCP) for the TCP port of @prog/@vers. 0 if not found. */

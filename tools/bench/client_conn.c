@@ -449,3 +449,17 @@ int bench_conn_call_sync(struct bench_conn *c, uint32_t proc, bench_enc_fn enc, 
 			return rc;
 	}
 }
+
+int bench_conn_call_run(struct bench_conn *c, uint32_t proc, bench_enc_fn enc, const void *arg,
+			struct xdr_cur *res, int timeout_ms)
+{
+	struct bench_reply r;
+	int rc = bench_conn_call_sync(c, proc, enc, arg, &r, timeout_ms);
+
+	if (rc < 0)
+		return rc;
+	if (!r.ok)
+		return -EPROTO;
+	*res = r.res;
+	return 0;
+}

@@ -65,19 +65,11 @@ static bool enc_write(struct xdr_out *o, const void *arg)
 	return nfs3_enc_write_args(o, arg);
 }
 
-/* Blocking call; 0, a negative errno, or a positive nfsstat3 when the server said no. */
+/* Blocking call over @p's connection: 0 with the results in @res, or a negative errno. */
 static int call(struct bench_proc *p, uint32_t proc, bench_enc_fn enc, const void *arg,
 		struct xdr_cur *res)
 {
-	struct bench_reply r;
-	int rc = bench_conn_call_sync(&p->conn, proc, enc, arg, &r, CALL_TIMEOUT_MS);
-
-	if (rc < 0)
-		return rc;
-	if (!r.ok)
-		return -EPROTO;
-	*res = r.res;
-	return 0;
+	return bench_conn_call_run(&p->conn, proc, enc, arg, res, CALL_TIMEOUT_MS);
 }
 
 /* LOOKUP: 0 with @fh (and the size in @size if not NULL) or an error as call(). */

@@ -34,15 +34,13 @@ static bool enc_commit(struct xdr_out *o, const void *arg)
 /* COMMIT (0, 0: the whole file) of @fh; 0, a negative errno or a positive nfsstat3. */
 static int commit_file(struct bench_conn *c, const struct nfs3_fh *fh)
 {
-	struct bench_reply r;
+	struct xdr_cur res;
 	uint32_t status;
-	int rc = bench_conn_call_sync(c, NFS3PROC_COMMIT, enc_commit, fh, &r, COMMIT_TIMEOUT_MS);
+	int rc = bench_conn_call_run(c, NFS3PROC_COMMIT, enc_commit, fh, &res, COMMIT_TIMEOUT_MS);
 
 	if (rc < 0)
 		return rc;
-	if (!r.ok || !xdr_dec_u32(&r.res, &status))
-		return -EPROTO;
-	return (int)status;
+	return xdr_dec_u32(&res, &status) ? (int)status : -EPROTO;
 }
 
 /* COMMIT every I/O file of the processes that use target @ti. */
