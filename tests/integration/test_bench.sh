@@ -3,7 +3,8 @@
 # small fileset) against a quick-start shoal-server, the ports found through its
 # portmapper: every operation of the SFS2008 mix must be issued and answered without
 # error, every I/O file must be COMMITted before the first point, the text and JSON
-# reports must be written (and say so), and a second run must reuse the fileset. The
+# reports must be written (and say so), and later runs must reuse the fileset without
+# repeating an earlier run's XIDs (no reply from the server's duplicate cache). The
 # server has the smallest --max-call-memory (one large receive buffer for all
 # connections), so that WRITEs over 8 KiB from several connections take turns waiting
 # for call memory: none may be lost or stuck there.
@@ -75,11 +76,14 @@ check json-settle-ok '"settle_failed": false' "$(grep -o '"settle_failed": [a-z]
 check report-settle "Before the First Point          COMMIT of $settled I/O files in" \
 	"$(grep -o '^Before the First Point  *COMMIT of [0-9]* I/O files in' "$T/out.txt")"
 
-# The fileset left behind is reused: nothing to write, same counts.
+# The fileset left behind is reused: nothing to write, same counts. Run twice with one
+# call in flight, so that the second run's calls are the first's, one for one.
 before=$(find "$exp" -type f | wc -l)
-out=$(run_bench --reuse-fileset --points 1 --runtime 1)
-check reuse-exit-status 0 "$?"
-check reuse-no-errors "" "$(printf '%s\n' "$out" | grep '^errors:')"
+for run in reuse rerun; do
+	out=$(run_bench --reuse-fileset --points 1 --runtime 1 --in-flight 1)
+	check $run-exit-status 0 "$?"
+	check $run-no-errors "" "$(printf '%s\n' "$out" | grep '^errors:')"
+done
 after=$(find "$exp" -type f | wc -l)
 # CREATE and REMOVE run at equal rates, so the count moves only by the pool's walk
 if [ "$before" -gt 100 ] && [ $((after - before)) -lt 50 ] && [ $((before - after)) -lt 50 ]; then
@@ -88,4 +92,10 @@ else
 	fail "reuse: expected about $before files after the second run got $after"
 fi
 stop_server bench
+# No call of any run was answered from the duplicate request cache: the rerun repeats
+# the reuse run's calls (same seeds), so it must not repeat their XIDs, or the
+# server would replay the first run's replies for its SETATTRs, CREATEs and WRITEs
+# without doing them (the cache keys on client address, XID and arguments).
+check no-reply-replayed 0 \
+	"$(sed -n 's/.*duplicate request cache: \([0-9]*\) hits.*/\1/p' "$T/bench.log" | tail -n 1)"
 it_done

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -101,8 +102,13 @@ int bench_conn_adopt(struct bench_conn *c, int fd, uint32_t prog, uint32_t vers)
 	c->sbuf = malloc(c->scap);
 	c->rbuf = malloc(c->rcap);
 	c->sq = malloc(c->sqcap * sizeof(*c->sq));
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	c->next_xid = (uint32_t)ts.tv_nsec ^ (uint32_t)getpid() << 12;
+	/* Random, so that no two runs send the same XIDs: a server's duplicate request
+	 * cache (keyed by client address, XID and arguments, not by connection) would
+	 * answer a later run's calls with an earlier run's replies, doing no work. */
+	if (getrandom(&c->next_xid, sizeof(c->next_xid), GRND_NONBLOCK) != sizeof(c->next_xid)) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		c->next_xid = (uint32_t)ts.tv_nsec ^ (uint32_t)getpid() << 12;
+	}
 	if (!c->sbuf || !c->rbuf || !c->sq || !enc_cred(c)) {
 		bench_conn_close(c);
 		return -ENOMEM;

@@ -423,6 +423,9 @@ struct bench_engine *bench_engine_new(const struct bench_cfg *cfg, char *err, si
 			bench_engine_free(e);
 			return NULL;
 		}
+		/* The connection's random first XID: a rerun against the same server must
+		 * not repeat this one's XIDs (its calls, from the same seed, repeat). */
+		p->xseq = p->conn.next_xid;
 	}
 	return e;
 nomem:
