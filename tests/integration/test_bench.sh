@@ -77,7 +77,8 @@ check report-settle "Before the First Point          COMMIT of $settled I/O file
 	"$(grep -o '^Before the First Point  *COMMIT of [0-9]* I/O files in' "$T/out.txt")"
 
 # The fileset left behind is reused: nothing to write, same counts. Run twice with one
-# call in flight, so that the second run's calls are the first's, one for one.
+# call in flight, so that the second run begins with the first's calls, XID slot and
+# arguments alike (until their files' sizes make them differ).
 before=$(find "$exp" -type f | wc -l)
 for run in reuse rerun; do
 	out=$(run_bench --reuse-fileset --points 1 --runtime 1 --in-flight 1)
