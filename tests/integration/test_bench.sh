@@ -3,8 +3,10 @@
 # small fileset) against a quick-start shoal-server, the ports found through its
 # portmapper: every operation of the SFS2008 mix must be issued and answered without
 # error, every I/O file must be COMMITted before the first point, the text and JSON
-# reports must be written (and say so), and later runs must reuse the fileset without
-# repeating an earlier run's XIDs (no reply from the server's duplicate cache). The
+# reports must be written (and say so, and how the top point was set), a peak search
+# must report as many trials as it ran, of the length asked for, and put its peak at
+# the top of the ladder, and later runs must reuse the fileset without repeating an
+# earlier run's XIDs (no reply from the server's duplicate cache). The
 # server has the smallest --max-call-memory (one large receive buffer for all
 # connections), so that WRITEs over 8 KiB from several connections take turns waiting
 # for call memory: none may be lost or stuck there.
@@ -75,6 +77,11 @@ check json-settle "\"settle\": \"COMMIT of $settled I/O files in" \
 check json-settle-ok '"settle_failed": false' "$(grep -o '"settle_failed": [a-z]*' "$T/out.json")"
 check report-settle "Before the First Point          COMMIT of $settled I/O files in" \
 	"$(grep -o '^Before the First Point  *COMMIT of [0-9]* I/O files in' "$T/out.txt")"
+# ...and how the top of the ladder was set (here: --load, no search)
+check json-ladder-top '"ladder_top": "400 op/s, as requested"' \
+	"$(grep -o '"ladder_top": "[^"]*"' "$T/out.json")"
+check report-ladder-top "Peak Load Point                 400 op/s, as requested" \
+	"$(grep '^Peak Load Point' "$T/out.txt")"
 
 # The fileset left behind is reused: nothing to write, same counts. Run twice with one
 # call in flight, so that the second run begins with the first's calls, XID slot and
@@ -85,6 +92,20 @@ for run in reuse rerun; do
 	check $run-exit-status 0 "$?"
 	check $run-no-errors "" "$(printf '%s\n' "$out" | grep '^errors:')"
 done
+# A peak search with trials shorter than the points: as many trials as it printed,
+# of the lengths asked for, and its peak is the one point's request.
+out=$(run_bench --reuse-fileset --auto-peak --load 200 --peak-warmup 0 --peak-runtime 0.5 \
+	--points 1 --runtime 1 --json "$T/peak.json")
+check peak-exit-status 0 "$?"
+top=$(sed -n 's/.*"ladder_top": "\([^"]*\)".*/\1/p' "$T/peak.json")
+trials=$(grep -c '^auto-peak: requested' "$T/bench.err")
+peak=${top%% op/s*}
+if [ "$trials" -ge 2 ] && [ "$top" = "$peak op/s, searched from 200 op/s in $trials trials of 0 s warm-up + 0.5 s measured" ]; then
+	ok "peak search: $top"
+else
+	fail "peak search: expected $trials trials of 0 s + 0.5 s got '$top'"
+fi
+check peak-is-ladder-top "$peak" "$(printf '%s\n' "$out" | awk '/^point /{print $4}')"
 after=$(find "$exp" -type f | wc -l)
 # CREATE and REMOVE run at equal rates, so the count moves only by the pool's walk
 if [ "$before" -gt 100 ] && [ $((after - before)) -lt 50 ] && [ $((before - after)) -lt 50 ]; then

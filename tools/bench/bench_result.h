@@ -70,6 +70,9 @@ struct bench_run {
 	 * in S s") or why it failed; empty in a run made before it existed. */
 	char settle[192];
 	bool settle_failed; /* then the server was not known to be at rest */
+	/* How the top of the ladder was set: the peak search's trials and their lengths, or
+	 * the --load given; empty in a run made before it existed. */
+	char ladder_top[192];
 	uint32_t ntargets;
 	struct bench_target targets[BENCH_MAX_TARGETS];
 	/* Results */

@@ -50,6 +50,7 @@ struct opts {
 	unsigned nhosts, nexports;
 	uint16_t nfs_port, mount_port;
 	double load, scale, warmup, runtime, ws_pct, append_pct, fail_lookup_pct, tolerance;
+	double peak_warmup, peak_runtime; /* a search trial's (not given: a point's) */
 	unsigned points, procs, in_flight, threads, biod, unit_kib, ahead_us, send_batch;
 	bool auto_peak, reuse, progress, populate_only;
 	uint32_t stable;
@@ -77,6 +78,8 @@ static void usage(FILE *f)
 	      "  --auto-peak        search the peak first (up by half while valid, then halving\n"
 	      "                     the gap to within 6%), then run the points below it\n"
 	      "  --warmup S --runtime S   per point (default 300/300, SFS2008's)\n"
+	      "  --peak-warmup S --peak-runtime S   per trial of the peak search (default:\n"
+	      "                     as a point's)\n"
 	      "  --quick            warm-up 5 s, measured 10 s per point\n"
 	      "  --procs N          load processes, one TCP connection each (default 8)\n"
 	      "  --in-flight N      logical ops in flight per process (default 8, max 256)\n"
@@ -127,6 +130,8 @@ static void parse(int argc, char **argv, struct opts *o)
 		O_POINTS,
 		O_WARM,
 		O_RUN,
+		O_PWARM,
+		O_PRUN,
 		O_INFL,
 		O_THR,
 		O_AHEAD,
@@ -163,6 +168,8 @@ static void parse(int argc, char **argv, struct opts *o)
 		{"auto-peak", 0, 0, O_AUTO},
 		{"warmup", 1, 0, O_WARM},
 		{"runtime", 1, 0, O_RUN},
+		{"peak-warmup", 1, 0, O_PWARM},
+		{"peak-runtime", 1, 0, O_PRUN},
 		{"quick", 0, 0, O_QUICK},
 		{"procs", 1, 0, 'p'},
 		{"in-flight", 1, 0, O_INFL},
@@ -227,6 +234,12 @@ static void parse(int argc, char **argv, struct opts *o)
 			break;
 		case O_RUN:
 			o->runtime = num("--runtime", optarg, 0.1, 1e5);
+			break;
+		case O_PWARM:
+			o->peak_warmup = num("--peak-warmup", optarg, 0, 1e5);
+			break;
+		case O_PRUN:
+			o->peak_runtime = num("--peak-runtime", optarg, 0.1, 1e5);
 			break;
 		case O_QUICK:
 			o->warmup = 5;
@@ -328,6 +341,10 @@ static void parse(int argc, char **argv, struct opts *o)
 		usage(stderr);
 		exit(2);
 	}
+	if (o->peak_warmup < 0)
+		o->peak_warmup = o->warmup;
+	if (o->peak_runtime < 0)
+		o->peak_runtime = o->runtime;
 }
 
 /* Mount every host x export (the Uniform Access Rule: processes go round-robin over
@@ -458,26 +475,43 @@ static void fill_run_header(const struct opts *o, const struct bench_cfg *cfg,
 struct peak_trial {
 	struct bench_engine *e;
 	const struct opts *o;
+	unsigned n; /* trials run */
 };
 
 static bool peak_trial(void *arg, double rate, double *achieved)
 {
 	struct peak_trial *t = arg;
+	const struct opts *o = t->o;
 	struct bench_point pt;
 
-	bench_engine_point(t->e, rate, t->o->warmup, t->o->runtime, t->o->spids, t->o->nspids, &pt);
+	bench_engine_point(t->e, rate, o->peak_warmup, o->peak_runtime, o->spids, o->nspids, &pt);
 	fprintf(stderr, "auto-peak: requested %.0f achieved %.0f op/s mean %.2f ms %s\n", rate,
 		pt.achieved_ops, pt.mean_ms, pt.valid ? "valid" : "invalid");
 	*achieved = pt.achieved_ops;
+	t->n++;
 	return pt.valid;
 }
 
-/* The highest valid achieved rate, found within 6% (bench_peak_search()). */
-static double auto_peak(struct bench_engine *e, const struct opts *o)
+/*
+ * The top of the ladder: with --auto-peak the highest valid achieved rate, found within
+ * 6% (bench_peak_search()), else --load; how, in @run (its JSON and report).
+ */
+static double ladder_top(struct bench_engine *e, const struct opts *o, struct bench_run *run)
 {
-	struct peak_trial t = {e, o};
+	struct peak_trial t = {e, o, 0};
+	double peak;
 
-	return bench_peak_search(o->load, AUTO_PEAK_PRECISION, AUTO_PEAK_TRIALS, peak_trial, &t);
+	if (!o->auto_peak) {
+		snprintf(run->ladder_top, sizeof(run->ladder_top), "%.0f op/s, as requested",
+			 o->load);
+		return o->load;
+	}
+	peak = bench_peak_search(o->load, AUTO_PEAK_PRECISION, AUTO_PEAK_TRIALS, peak_trial, &t);
+	snprintf(run->ladder_top, sizeof(run->ladder_top),
+		 "%.0f op/s, searched from %.0f op/s in %u trials of %g s warm-up + %g s "
+		 "measured",
+		 peak, o->load, t.n, o->peak_warmup, o->peak_runtime);
+	return peak;
 }
 
 /*
@@ -585,6 +619,8 @@ int main(int argc, char **argv)
 	struct opts o = {.scale = 0.001,
 			 .warmup = 300,
 			 .runtime = 300,
+			 .peak_warmup = -1,
+			 .peak_runtime = -1,
 			 .ws_pct = 30,
 			 .append_pct = 70,
 			 .fail_lookup_pct = 35,
@@ -644,7 +680,7 @@ int main(int argc, char **argv)
 		bench_engine_free(e);
 		return 1;
 	}
-	peak = o.auto_peak ? auto_peak(e, &o) : o.load;
+	peak = ladder_top(e, &o, &run);
 	if (!settle(e, &run))
 		status = 1;
 	bench_ladder(peak, o.points, ladder);
