@@ -7,12 +7,16 @@
 # with the ratios shoal/ganesha (peak op/s, ORT, server CPU per op at the peak).
 #
 #   bench/sfs.sh BUILD_DIR [--full] [--load OPS] [--points N] [--no-auto-peak]
-#                [--warmup S --runtime S] [--repeat N] [--desc FILE] [--out DIR]
-#                [-- SHOAL_BENCH_ARGS...]
+#                [--warmup S --runtime S] [--peak-warmup S --peak-runtime S]
+#                [--repeat N] [--desc FILE] [--out DIR] [-- SHOAL_BENCH_ARGS...]
 #
 # Default (quick): 5 load points of 5 s warm-up + 10 s measured each, after an
 # automatic search for each server's peak starting at --load (default 5000 op/s, which
-# also sizes the fileset: 120 MiB x 0.001 per op/s): about 5 minutes on 2 CPUs.
+# also sizes the fileset: 120 MiB x 0.001 per op/s) in trials as long as the points:
+# about 9 minutes a round on 2 CPUs, most of them in the 20-26 trials of the two
+# searches. --peak-warmup S --peak-runtime S make the trials shorter (2 and 5: about
+# 6 minutes a round), perhaps at a cost: a peak found over 5 s may fail more often as
+# a 10 s point, which then cannot count (doc/bench/history.md).
 # --full: SFS2008's 300 s warm-up + 300 s measured and 10 points (several hours).
 # --repeat N: N rounds of the pair, the order of the two servers swapped every other
 # round, each with fresh directories; then the ratios of every round and their median
@@ -38,6 +42,8 @@ load=5000
 points=5
 warmup=5
 runtime=10
+peak_warmup=
+peak_runtime=
 auto=--auto-peak
 desc=
 out=$build/bench-sfs
@@ -51,6 +57,8 @@ while [ $# -gt 0 ]; do
 	--points) points=${2:?--points needs a value}; shift ;;
 	--warmup) warmup=${2:?--warmup needs a value}; shift ;;
 	--runtime) runtime=${2:?--runtime needs a value}; shift ;;
+	--peak-warmup) peak_warmup=${2:?--peak-warmup needs a value}; shift ;;
+	--peak-runtime) peak_runtime=${2:?--peak-runtime needs a value}; shift ;;
 	--no-auto-peak) auto= ;;
 	--repeat) repeat=${2:?--repeat needs a value}; shift ;;
 	--desc) desc=$(realpath "${2:?--desc needs a file}"); shift ;;
@@ -92,7 +100,8 @@ bench() {
 		--load "$load" --points "$points" --warmup "$warmup" --runtime "$runtime"
 		--label "$1" --server-desc "$2" --server-pid "$3" --json "$out/$1.json"
 		--no-progress)
-	[ -n "$auto" ] && args+=("$auto")
+	[ -n "$auto" ] && args+=("$auto" --peak-warmup "${peak_warmup:-$warmup}"
+		--peak-runtime "${peak_runtime:-$runtime}")
 	# Create the fileset first and flush it to disk, so that the writeback of the
 	# freshly created files does not land on the first measured points of either
 	# server (it would slow their stable writes for reasons not of their making).
@@ -176,6 +185,14 @@ rounds_table() {
 		}' "$work/rounds"
 }
 
+# For the closing line: how the peaks were searched, and how long the run took.
+searched() {
+	[ -z "$auto" ] || echo " (peak search: ${peak_warmup:-$warmup}s + ${peak_runtime:-$runtime}s per trial)"
+}
+took() {
+	echo "$((SECONDS / 60)) min $((SECONDS % 60)) s"
+}
+
 report=("$build/shoal-bench-report")
 if [ "$repeat" = 1 ]; then
 	run_shoal shoal
@@ -184,7 +201,7 @@ if [ "$repeat" = 1 ]; then
 	"${report[@]}" ${desc:+--desc "$desc"} --report "$out/shoal.txt" --svg "$out/sfs.svg" \
 		"$out/shoal.json" "$out/ganesha.json" | tee "$out/comparison.txt"
 	echo
-	echo "SFS2008-NFSv3 (shoal-bench), $(nproc) CPUs, warm-up ${warmup}s + ${runtime}s measured per point"
+	echo "SFS2008-NFSv3 (shoal-bench), $(nproc) CPUs, warm-up ${warmup}s + ${runtime}s measured per point$(searched), $(took)"
 	echo "reports: $out/shoal.txt $out/ganesha.txt; chart: $out/sfs.svg; data: $out/*.json"
 	exit 0
 fi
@@ -211,6 +228,6 @@ rounds_table | tee "$out/rounds.txt"
 "${report[@]}" --no-report --svg "$out/rounds.svg" "${jsons[@]:0:12}" >/dev/null
 echo
 ((repeat <= 6)) || echo "rounds.svg: the first 6 rounds' curves only"
-echo "SFS2008-NFSv3 (shoal-bench), $(nproc) CPUs, warm-up ${warmup}s + ${runtime}s measured per point, $repeat rounds"
+echo "SFS2008-NFSv3 (shoal-bench), $(nproc) CPUs, warm-up ${warmup}s + ${runtime}s measured per point$(searched), $repeat rounds, $(took)"
 echo "reports: $out/shoal-r*.txt $out/ganesha-r*.txt; comparisons: $out/comparison-r*.txt;"
 echo "chart: $out/rounds.svg; data: $out/*.json"
