@@ -16,6 +16,7 @@
  * replies; then the end of the stream. A decoder's views must point into the reply.
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -112,16 +113,44 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
+/*
+ * connect() to the listener. libFuzzer's -timeout alarm can interrupt it (EINTR) while
+ * the handshake waits, and the handshake then goes on in the kernel: wait for its end
+ * on this socket rather than connect again, which would leave the first connection in
+ * the listener's queue to be paired with the next input.
+ */
+static int connect_listener(int fd)
+{
+	struct pollfd p = {.fd = fd, .events = POLLOUT};
+	socklen_t len = sizeof(int);
+	int err = 0, rc;
+
+	if (connect(fd, (struct sockaddr *)&listen_addr, sizeof(listen_addr)) == 0)
+		return 0;
+	if (errno != EINTR)
+		return -1;
+	while ((rc = poll(&p, 1, -1)) < 0 && errno == EINTR)
+		;
+	if (rc < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0)
+		return -1;
+	errno = err;
+	return err ? -1 : 0;
+}
+
 /* A connected pair over loopback: *@bench reads, *@server writes. */
 static void connect_pair(int *bench, int *server)
 {
 	int one = 1;
 
 	*bench = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (*bench < 0 ||
-	    connect(*bench, (struct sockaddr *)&listen_addr, sizeof(listen_addr)) != 0 ||
-	    (*server = accept(listen_fd, NULL, NULL)) < 0) {
+	if (*bench < 0 || connect_listener(*bench) != 0) {
 		perror("fuzz_bench_replies: a loopback connection");
+		abort();
+	}
+	while ((*server = accept(listen_fd, NULL, NULL)) < 0 && errno == EINTR)
+		;
+	if (*server < 0) {
+		perror("fuzz_bench_replies: accepting a loopback connection");
 		abort();
 	}
 	setsockopt(*server, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
@@ -137,12 +166,16 @@ static void close_reset(int fd)
 	close(fd);
 }
 
-/* Wait (up to a second) until @fd has bytes or its end to read. */
+/* Wait (up to a second, again if a signal cuts it short) until @fd has bytes or its end
+ * to read. */
 static bool readable(int fd)
 {
 	struct pollfd p = {.fd = fd, .events = POLLIN};
+	int rc;
 
-	return poll(&p, 1, 1000) > 0;
+	while ((rc = poll(&p, 1, 1000)) < 0 && errno == EINTR)
+		;
+	return rc > 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
