@@ -69,6 +69,9 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
+# A search trial is as long as a point unless told otherwise.
+peak_warmup=${peak_warmup:-$warmup}
+peak_runtime=${peak_runtime:-$runtime}
 case $repeat in
 '' | *[!0-9]* | 0) echo "sfs.sh: --repeat needs a count of 1 or more, not '$repeat'" >&2; exit 2 ;;
 esac
@@ -100,8 +103,7 @@ bench() {
 		--load "$load" --points "$points" --warmup "$warmup" --runtime "$runtime"
 		--label "$1" --server-desc "$2" --server-pid "$3" --json "$out/$1.json"
 		--no-progress)
-	[ -n "$auto" ] && args+=("$auto" --peak-warmup "${peak_warmup:-$warmup}"
-		--peak-runtime "${peak_runtime:-$runtime}")
+	[ -n "$auto" ] && args+=("$auto" --peak-warmup "$peak_warmup" --peak-runtime "$peak_runtime")
 	# Create the fileset first and flush it to disk, so that the writeback of the
 	# freshly created files does not land on the first measured points of either
 	# server (it would slow their stable writes for reasons not of their making).
@@ -187,7 +189,7 @@ rounds_table() {
 
 # For the closing line: how the peaks were searched, and how long the run took.
 searched() {
-	[ -z "$auto" ] || echo " (peak search: ${peak_warmup:-$warmup}s + ${peak_runtime:-$runtime}s per trial)"
+	[ -z "$auto" ] || echo " (peak search: ${peak_warmup}s + ${peak_runtime}s per trial)"
 }
 took() {
 	echo "$((SECONDS / 60)) min $((SECONDS % 60)) s"
