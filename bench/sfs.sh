@@ -8,6 +8,7 @@
 #
 #   bench/sfs.sh BUILD_DIR [--full] [--load OPS] [--points N] [--no-auto-peak]
 #                [--warmup S --runtime S] [--peak-warmup S --peak-runtime S]
+#                [--probe-warmup S --probe-runtime S]
 #                [--repeat N] [--desc FILE] [--out DIR] [-- SHOAL_BENCH_ARGS...]
 #
 # Default (quick): 5 load points of 5 s warm-up + 10 s measured each, after an
@@ -44,6 +45,8 @@ warmup=5
 runtime=10
 peak_warmup=
 peak_runtime=
+probe_warmup=1
+probe_runtime=2
 auto=--auto-peak
 desc=
 out=$build/bench-sfs
@@ -59,6 +62,8 @@ while [ $# -gt 0 ]; do
 	--runtime) runtime=${2:?--runtime needs a value}; shift ;;
 	--peak-warmup) peak_warmup=${2:?--peak-warmup needs a value}; shift ;;
 	--peak-runtime) peak_runtime=${2:?--peak-runtime needs a value}; shift ;;
+	--probe-warmup) probe_warmup=${2:?--probe-warmup needs a value}; shift ;;
+	--probe-runtime) probe_runtime=${2:?--probe-runtime needs a value}; shift ;;
 	--no-auto-peak) auto= ;;
 	--repeat) repeat=${2:?--repeat needs a value}; shift ;;
 	--desc) desc=$(realpath "${2:?--desc needs a file}"); shift ;;
@@ -103,7 +108,8 @@ bench() {
 		--load "$load" --points "$points" --warmup "$warmup" --runtime "$runtime"
 		--label "$1" --server-desc "$2" --server-pid "$3" --json "$out/$1.json"
 		--no-progress)
-	[ -n "$auto" ] && args+=("$auto" --peak-warmup "$peak_warmup" --peak-runtime "$peak_runtime")
+	[ -n "$auto" ] && args+=("$auto" --peak-warmup "$peak_warmup" --peak-runtime "$peak_runtime"
+		--probe-warmup "$probe_warmup" --probe-runtime "$probe_runtime")
 	# Create the fileset first and flush it to disk, so that the writeback of the
 	# freshly created files does not land on the first measured points of either
 	# server (it would slow their stable writes for reasons not of their making).
@@ -189,7 +195,14 @@ rounds_table() {
 
 # For the closing line: how the peaks were searched, and how long the run took.
 searched() {
-	[ -z "$auto" ] || echo " (peak search: ${peak_warmup}s + ${peak_runtime}s per trial)"
+	local probes=
+	[ -n "$auto" ] || return 0
+	# shoal-bench probes only with --probe-runtime above 0 and probes shorter than trials
+	if awk -v w="$probe_warmup" -v r="$probe_runtime" -v pw="$peak_warmup" -v pr="$peak_runtime" \
+		'BEGIN { exit !(r > 0 && w + r < pw + pr) }'; then
+		probes="probes of ${probe_warmup}s + ${probe_runtime}s, then "
+	fi
+	echo " (peak search: ${probes}trials of ${peak_warmup}s + ${peak_runtime}s)"
 }
 took() {
 	echo "$((SECONDS / 60)) min $((SECONDS % 60)) s"

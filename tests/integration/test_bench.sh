@@ -4,8 +4,8 @@
 # portmapper: every operation of the SFS2008 mix must be issued and answered without
 # error, every I/O file must be COMMITted before the first point, the text and JSON
 # reports must be written (and say so, and how the top point was set), a peak search
-# must report as many trials as it ran, of the length asked for, and put its peak at
-# the top of the ladder, and later runs must reuse the fileset without repeating an
+# must report as many probes and trials as it ran, of the lengths asked for, and put its
+# peak at the top of the ladder, and later runs must reuse the fileset without repeating an
 # earlier run's XIDs (no reply from the server's duplicate cache). The
 # server has the smallest --max-call-memory (one large receive buffer for all
 # connections), so that WRITEs over 8 KiB from several connections take turns waiting
@@ -92,20 +92,35 @@ for run in reuse rerun; do
 	check $run-exit-status 0 "$?"
 	check $run-no-errors "" "$(printf '%s\n' "$out" | grep '^errors:')"
 done
-# A peak search with trials shorter than the points: as many trials as it printed,
-# of the lengths asked for, and its peak is the one point's request.
-out=$(run_bench --reuse-fileset --auto-peak --load 200 --peak-warmup 0 --peak-runtime 0.5 \
-	--points 1 --runtime 1 --json "$T/peak.json")
-check peak-exit-status 0 "$?"
-top=$(sed -n 's/.*"ladder_top": "\([^"]*\)".*/\1/p' "$T/peak.json")
-trials=$(grep -c '^auto-peak: requested' "$T/bench.err")
-peak=${top%% op/s*}
-if [ "$trials" -ge 2 ] && [ "$top" = "$peak op/s, searched from 200 op/s in $trials trials of 0 s warm-up + 0.5 s measured" ]; then
-	ok "peak search: $top"
+# Peak searches with trials shorter than the points, first without probes (the default
+# probes would be longer than these trials), then with: as many probes and trials as
+# it printed, of the lengths asked for, and its peak is the one point's request.
+peak_search() { # NAME EXPECTED-PROBE-PHRASE SHOAL-BENCH-ARGS... (sets probes)
+	local name=$1 want=$2 out top peak trials
+	shift 2
+	out=$(run_bench --reuse-fileset --auto-peak --load 200 --peak-warmup 0 --peak-runtime 0.5 \
+		--points 1 --runtime 1 --json "$T/$name.json" "$@")
+	check $name-exit-status 0 "$?"
+	top=$(sed -n 's/.*"ladder_top": "\([^"]*\)".*/\1/p' "$T/$name.json")
+	trials=$(grep -c '^auto-peak: trial requested' "$T/bench.err")
+	probes=$(grep -c '^auto-peak: probe requested' "$T/bench.err")
+	peak=${top%% op/s*}
+	want=${want//PROBES/$probes}
+	if [ "$trials" -ge 1 ] && [ "$top" = "$peak op/s, searched from 200 op/s in ${want}$trials trials of 0 s warm-up + 0.5 s measured" ]; then
+		ok "$name: $top"
+	else
+		fail "$name: expected '${want}$trials trials of 0 s + 0.5 s' got '$top'"
+	fi
+	check $name-is-ladder-top "$peak" "$(printf '%s\n' "$out" | awk '/^point /{print $4}')"
+}
+peak_search peak-trials ""
+check peak-trials-no-probes 0 "$probes"
+peak_search peak-probes "PROBES probes of 0 s + 0.2 s and " --probe-warmup 0 --probe-runtime 0.2
+if [ "$probes" -ge 2 ]; then
+	ok "peak-probes: $probes probes"
 else
-	fail "peak search: expected $trials trials of 0 s + 0.5 s got '$top'"
+	fail "peak-probes: expected a climb of 2 probes or more got $probes"
 fi
-check peak-is-ladder-top "$peak" "$(printf '%s\n' "$out" | awk '/^point /{print $4}')"
 after=$(find "$exp" -type f | wc -l)
 # CREATE and REMOVE run at equal rates, so the count moves only by the pool's walk
 if [ "$before" -gt 100 ] && [ $((after - before)) -lt 50 ] && [ $((before - after)) -lt 50 ]; then

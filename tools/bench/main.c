@@ -18,6 +18,7 @@
 #include "core/clock.h"
 #include "engine.h"
 #include "mount/mount.h"
+#include "peak_search.h"
 #include "workload.h"
 
 #if __has_include("report.h")
@@ -50,7 +51,8 @@ struct opts {
 	unsigned nhosts, nexports;
 	uint16_t nfs_port, mount_port;
 	double load, scale, warmup, runtime, ws_pct, append_pct, fail_lookup_pct, tolerance;
-	double peak_warmup, peak_runtime; /* a search trial's (not given: a point's) */
+	double peak_warmup, peak_runtime;   /* a search trial's (not given: a point's) */
+	double probe_warmup, probe_runtime; /* a search probe's */
 	unsigned points, procs, in_flight, threads, biod, unit_kib, ahead_us, send_batch;
 	bool auto_peak, reuse, progress, populate_only;
 	uint32_t stable;
@@ -75,11 +77,14 @@ static void usage(FILE *f)
 	      "  --nfs-port N --mount-port N   ports (default: ask the portmapper)\n"
 	      "  --load OPS         target peak op/s (sizes the fileset)\n"
 	      "  --points N         load points at 1/N .. N/N of OPS (default 10)\n"
-	      "  --auto-peak        search the peak first (up by half while valid, then halving\n"
-	      "                     the gap to within 6%), then run the points below it\n"
+	      "  --auto-peak        search the peak first (short probes, then trials, to\n"
+	      "                     within 6%), then run the points below it\n"
 	      "  --warmup S --runtime S   per point (default 300/300, SFS2008's)\n"
-	      "  --peak-warmup S --peak-runtime S   per trial of the peak search (default:\n"
-	      "                     as a point's)\n"
+	      "  --peak-warmup S --peak-runtime S   per full-length trial of the peak search\n"
+	      "                     (default: as a point's)\n"
+	      "  --probe-warmup S --probe-runtime S   per probe, the short trials that steer\n"
+	      "                     the search first (default 1 and 2; none if not shorter\n"
+	      "                     than a trial, or with --probe-runtime 0)\n"
 	      "  --quick            warm-up 5 s, measured 10 s per point\n"
 	      "  --procs N          load processes, one TCP connection each (default 8)\n"
 	      "  --in-flight N      logical ops in flight per process (default 8, max 256)\n"
@@ -132,6 +137,8 @@ static void parse(int argc, char **argv, struct opts *o)
 		O_RUN,
 		O_PWARM,
 		O_PRUN,
+		O_QWARM,
+		O_QRUN,
 		O_INFL,
 		O_THR,
 		O_AHEAD,
@@ -170,6 +177,8 @@ static void parse(int argc, char **argv, struct opts *o)
 		{"runtime", 1, 0, O_RUN},
 		{"peak-warmup", 1, 0, O_PWARM},
 		{"peak-runtime", 1, 0, O_PRUN},
+		{"probe-warmup", 1, 0, O_QWARM},
+		{"probe-runtime", 1, 0, O_QRUN},
 		{"quick", 0, 0, O_QUICK},
 		{"procs", 1, 0, 'p'},
 		{"in-flight", 1, 0, O_INFL},
@@ -240,6 +249,12 @@ static void parse(int argc, char **argv, struct opts *o)
 			break;
 		case O_PRUN:
 			o->peak_runtime = num("--peak-runtime", optarg, 0.1, 1e5);
+			break;
+		case O_QWARM:
+			o->probe_warmup = num("--probe-warmup", optarg, 0, 1e5);
+			break;
+		case O_QRUN:
+			o->probe_runtime = num("--probe-runtime", optarg, 0, 1e5);
 			break;
 		case O_QUICK:
 			o->warmup = 5;
@@ -475,30 +490,49 @@ static void fill_run_header(const struct opts *o, const struct bench_cfg *cfg,
 struct peak_trial {
 	struct bench_engine *e;
 	const struct opts *o;
-	unsigned n; /* trials run */
+	unsigned n[2]; /* full-length trials and probes run */
 };
 
-static bool peak_trial(void *arg, double rate, double *achieved)
+static bool peak_trial(void *arg, double rate, bool probe, double *achieved)
 {
 	struct peak_trial *t = arg;
 	const struct opts *o = t->o;
 	struct bench_point pt;
 
-	bench_engine_point(t->e, rate, o->peak_warmup, o->peak_runtime, o->spids, o->nspids, &pt);
-	fprintf(stderr, "auto-peak: requested %.0f achieved %.0f op/s mean %.2f ms %s\n", rate,
-		pt.achieved_ops, pt.mean_ms, pt.valid ? "valid" : "invalid");
+	bench_engine_point(t->e, rate, probe ? o->probe_warmup : o->peak_warmup,
+			   probe ? o->probe_runtime : o->peak_runtime, o->spids, o->nspids, &pt);
+	fprintf(stderr, "auto-peak: %s requested %.0f achieved %.0f op/s mean %.2f ms %s\n",
+		probe ? "probe" : "trial", rate, pt.achieved_ops, pt.mean_ms,
+		pt.valid ? "valid" : "invalid");
 	*achieved = pt.achieved_ops;
-	t->n++;
+	t->n[probe]++;
 	return pt.valid;
 }
 
+/* Whether the search probes first: only if a probe is shorter than a trial. */
+static bool use_probes(const struct opts *o)
+{
+	return o->probe_runtime > 0 &&
+	       o->probe_warmup + o->probe_runtime < o->peak_warmup + o->peak_runtime;
+}
+
 /*
- * The top of the ladder: with --auto-peak the highest valid achieved rate, found within
- * 6% (bench_peak_search()), else --load; how, in @run (its JSON and report).
+ * The top of the ladder: with --auto-peak the highest rate a valid full-length trial
+ * achieved, found within 6% (bench_peak_search()), else --load; how, in @run (its JSON
+ * and report).
  */
 static double ladder_top(struct bench_engine *e, const struct opts *o, struct bench_run *run)
 {
-	struct peak_trial t = {e, o, 0};
+	struct peak_trial t = {e, o, {0, 0}};
+	struct bench_search s = {
+		.start = o->load,
+		.precision = AUTO_PEAK_PRECISION,
+		.max_trials = AUTO_PEAK_TRIALS,
+		.probes = use_probes(o),
+		.fn = peak_trial,
+		.arg = &t,
+	};
+	char probes[96] = "";
 	double peak;
 
 	if (!o->auto_peak) {
@@ -506,11 +540,14 @@ static double ladder_top(struct bench_engine *e, const struct opts *o, struct be
 			 o->load);
 		return o->load;
 	}
-	peak = bench_peak_search(o->load, AUTO_PEAK_PRECISION, AUTO_PEAK_TRIALS, peak_trial, &t);
+	peak = bench_peak_search(&s);
+	if (s.probes)
+		snprintf(probes, sizeof(probes), "%u probes of %g s + %g s and ", t.n[1],
+			 o->probe_warmup, o->probe_runtime);
 	snprintf(run->ladder_top, sizeof(run->ladder_top),
-		 "%.0f op/s, searched from %.0f op/s in %u trials of %g s warm-up + %g s "
+		 "%.0f op/s, searched from %.0f op/s in %s%u trials of %g s warm-up + %g s "
 		 "measured",
-		 peak, o->load, t.n, o->peak_warmup, o->peak_runtime);
+		 peak, o->load, probes, t.n[0], o->peak_warmup, o->peak_runtime);
 	return peak;
 }
 
@@ -621,6 +658,8 @@ int main(int argc, char **argv)
 			 .runtime = 300,
 			 .peak_warmup = -1,
 			 .peak_runtime = -1,
+			 .probe_warmup = 1,
+			 .probe_runtime = 2,
 			 .ws_pct = 30,
 			 .append_pct = 70,
 			 .fail_lookup_pct = 35,

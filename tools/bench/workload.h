@@ -161,21 +161,4 @@ uint64_t bench_send_window(uint64_t ahead_ns, uint32_t batch, double thread_rate
 /* Whether achieved is within @tol_pct percent below requested (above is always fine). */
 bool bench_rate_ok(double requested, double achieved, double tol_pct);
 
-/* One trial point of the peak search: run @rate op/s; true if the point was valid, with
- * the rate it achieved in *achieved. */
-typedef bool (*bench_trial_fn)(void *arg, double rate, double *achieved);
-/*
- * Search the peak: from @start, raise the requested rate by half while points stay
- * valid; after the first invalid point, bisect (geometrically) between the last valid
- * request and it until they are within a factor @precision (> 1) of each other, or
- * @max_trials points have run (an invalid point runs twice, and is valid if either run
- * was: one stall of the server or the machine must not stop the search far below the
- * peak). Returns the highest valid achieved rate; when even @start is invalid, what
- * that point achieved. The bisection keeps a server's peak from being quantised to the
- * steps of the ladder (a factor 1.5 apart), which made two runs of the same server
- * report peaks a third apart.
- */
-double bench_peak_search(double start, double precision, unsigned max_trials, bench_trial_fn fn,
-			 void *arg);
-
 #endif

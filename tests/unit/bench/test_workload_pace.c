@@ -1,8 +1,7 @@
 /*
  * test_workload_pace.c - pacing arithmetic: ops due over time match the rate, the
- * phase staggers the start, a backlog is capped, the send window, the ladder, the
- * validity rule, and the peak search against model servers (found within 6%, never
- * above; a stop at the ladder's steps, 1.5 apart, fails it).
+ * phase staggers the start, a backlog is capped, the send window, the ladder and the
+ * validity rule (the peak search: test_peak_search.c).
  */
 #include <math.h>
 
@@ -74,61 +73,4 @@ static void test_send_window(void)
 	CHECK_EQ(bench_send_window(0, 8, 50000), 0);		 /* no window at all */
 }
 
-/* A server that sustains up to @cap op/s: valid up to it, short of the request above;
- * except that trial number @stall (1-based; 0: none) stalls, short of any request. */
-struct model {
-	double cap;
-	unsigned trials;
-	unsigned stall;
-};
-
-static bool model_trial(void *arg, double rate, double *achieved)
-{
-	struct model *m = arg;
-
-	if (++m->trials == m->stall) {
-		*achieved = rate * 0.8;
-		return false;
-	}
-	*achieved = rate <= m->cap ? rate : m->cap * 0.97;
-	return rate <= m->cap;
-}
-
-static void test_peak_search(void)
-{
-	static const double caps[] = {5000, 7400, 12345, 37969, 48900, 250000};
-
-	for (unsigned i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
-		struct model m = {caps[i], 0, 0};
-		double p = bench_peak_search(5000, 1.06, 20, model_trial, &m);
-
-		/* Found within 6% below the true peak, never above it. */
-		CHECK(p <= caps[i] && p >= caps[i] / 1.06);
-		CHECK(m.trials <= 20);
-	}
-	/* One stall, in the climb or in the bisection, costs a trial, not the peak. */
-	for (unsigned stall = 1; stall <= 12; stall++) {
-		struct model m = {37969, 0, stall};
-		double p = bench_peak_search(5000, 1.06, 20, model_trial, &m);
-
-		CHECK(p <= 37969 && p >= 37969 / 1.06);
-		CHECK(m.trials <= 20);
-	}
-	/* Too much from the start (confirmed by a second run): what that point achieved. */
-	{
-		struct model m = {3000, 0, 0};
-
-		CHECK(bench_peak_search(5000, 1.06, 20, model_trial, &m) == 3000 * 0.97);
-		CHECK_EQ(m.trials, 2);
-	}
-	/* The trial budget bounds the search, the second run of an invalid point included. */
-	{
-		struct model m = {1e12, 0, 0};
-
-		bench_peak_search(5000, 1.06, 5, model_trial, &m);
-		CHECK_EQ(m.trials, 5);
-	}
-}
-
-TESTS(test_rate, test_phase, test_debt_cap, test_ladder, test_rate_ok, test_send_window,
-      test_peak_search);
+TESTS(test_rate, test_phase, test_debt_cap, test_ladder, test_rate_ok, test_send_window);

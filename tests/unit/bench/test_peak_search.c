@@ -1,0 +1,142 @@
+/*
+ * test_peak_search.c - the peak search (peak_search.c) against model servers: the peak
+ * found within 6% below the true one and never above it, with and without probes; probes
+ * that over- or underrate the server; stalls; a start above the peak; the trial budget;
+ * and what the probes are for: fewer full-length trials.
+ */
+#include "peak_search.h"
+#include "unit/test.h"
+
+#define PRECISION 1.06
+
+/* A server that sustains up to @cap op/s for a full-length trial and @probe_cap for a
+ * probe: valid up to it, short of the request above; except that trial number @stall
+ * (1-based, probes and trials counted together; 0: none) stalls, short of any request. */
+struct model {
+	double cap, probe_cap;
+	unsigned stall;
+	unsigned n[2]; /* full-length trials, probes */
+};
+
+static bool model_trial(void *arg, double rate, bool probe, double *achieved)
+{
+	struct model *m = arg;
+	double cap = probe ? m->probe_cap : m->cap;
+
+	m->n[probe]++;
+	if (m->n[0] + m->n[1] == m->stall) {
+		*achieved = rate * 0.8;
+		return false;
+	}
+	*achieved = rate <= cap ? rate : cap * 0.97;
+	return rate <= cap;
+}
+
+static double search(struct model *m, double start, unsigned max_trials, bool probes)
+{
+	struct bench_search s = {start, PRECISION, max_trials, probes, model_trial, m};
+
+	return bench_peak_search(&s);
+}
+
+/* Found within the precision below the peak, never above it, the budget kept. */
+static void check_found(const struct model *m, double p)
+{
+	CHECK(p <= m->cap && p >= m->cap / PRECISION);
+	CHECK(m->n[0] <= 20 && m->n[1] <= 20);
+}
+
+static void test_found(void)
+{
+	static const double caps[] = {5000, 7400, 12345, 37969, 48900, 250000};
+
+	for (unsigned i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
+		for (int probes = 0; probes <= 1; probes++) {
+			struct model m = {caps[i], caps[i], 0, {0, 0}};
+
+			check_found(&m, search(&m, 5000, 20, probes));
+			CHECK(probes ? m.n[1] > 0 : m.n[1] == 0);
+		}
+	}
+}
+
+/* The point of probing: the climb from a low start costs probes, not full-length trials. */
+static void test_probes_save_trials(void)
+{
+	struct model with = {37969, 37969, 0, {0, 0}};
+	struct model without = {37969, 37969, 0, {0, 0}};
+
+	check_found(&with, search(&with, 5000, 20, true));
+	check_found(&without, search(&without, 5000, 20, false));
+	/* Without: 5 valid steps of the climb, one invalid twice, 3 halvings. */
+	CHECK(without.n[0] >= 8);
+	/* With: the highest valid probe, then 2 halvings (an invalid one twice). */
+	CHECK(with.n[0] <= 5);
+}
+
+/* Probes see more than the server keeps up for a point: the trials step down. */
+static void test_probes_overrate(void)
+{
+	for (double over = 1.0; over <= 2.0; over += 0.1) {
+		struct model m = {30000, 30000 * over, 0, {0, 0}};
+
+		check_found(&m, search(&m, 5000, 20, true));
+	}
+}
+
+/* Probes see less (a slow few seconds): the peak found is no higher than the lowest
+ * invalid probe, so it may be low, but never above the server's and never far below
+ * the probes' view. */
+static void test_probes_underrate(void)
+{
+	struct model m = {30000, 24000, 0, {0, 0}};
+	double p = search(&m, 5000, 20, true);
+
+	CHECK(p <= 30000 && p >= 24000 / PRECISION);
+}
+
+/* One stall, anywhere among probes and trials, costs a trial, not the peak. */
+static void test_stall(void)
+{
+	for (int probes = 0; probes <= 1; probes++) {
+		for (unsigned stall = 1; stall <= 16; stall++) {
+			struct model m = {37969, 37969, stall, {0, 0}};
+
+			check_found(&m, search(&m, 5000, 20, probes));
+		}
+	}
+}
+
+/* A start above the peak: the search steps down to it. */
+static void test_start_too_high(void)
+{
+	for (int probes = 0; probes <= 1; probes++) {
+		struct model m = {3000, 3000, 0, {0, 0}};
+
+		check_found(&m, search(&m, 5000, 20, probes));
+	}
+}
+
+/* Nothing valid at all within the budget: what the last trial achieved. */
+static void test_nothing_valid(void)
+{
+	struct model m = {1e-3, 1e-3, 0, {0, 0}};
+	double p = search(&m, 5000, 20, true);
+
+	CHECK_EQ(m.n[1], 20);
+	CHECK_EQ(m.n[0], 20);
+	CHECK(p == 1e-3 * 0.97);
+}
+
+/* The budget bounds each phase, the second run of an invalid point included. */
+static void test_budget(void)
+{
+	struct model m = {1e12, 1e12, 0, {0, 0}};
+
+	search(&m, 5000, 5, true);
+	CHECK_EQ(m.n[1], 5);
+	CHECK_EQ(m.n[0], 5);
+}
+
+TESTS(test_found, test_probes_save_trials, test_probes_overrate, test_probes_underrate, test_stall,
+      test_start_too_high, test_nothing_valid, test_budget);
