@@ -13,12 +13,13 @@
 #
 # Default (quick): 5 load points of 5 s warm-up + 10 s measured each, after an
 # automatic search for each server's peak starting at --load (default 5000 op/s, which
-# also sizes the fileset: 120 MiB x 0.001 per op/s) in trials as long as the points:
-# about 9 minutes a round on 2 CPUs, most of them in the 20-26 trials of the two
-# searches. --peak-warmup S --peak-runtime S make the trials shorter (2 and 5: about
-# 6 minutes a round), perhaps at a cost: a peak found over 5 s may fail more often as
-# a 10 s point, which then cannot count (doc/bench/history.md).
-# --full: SFS2008's 300 s warm-up + 300 s measured and 10 points (several hours).
+# also sizes the fileset: 120 MiB x 0.001 per op/s): probes of 1 s + 2 s find roughly
+# where the server stops keeping up, then trials as long as the points pin the peak
+# down within 6%: about 6 minutes a round on 2 CPUs. --probe-warmup S --probe-runtime S
+# set the probes (--probe-runtime 0: none, every step a trial, about 9 minutes),
+# --peak-warmup S --peak-runtime S the trials (doc/bench/history.md).
+# --full: SFS2008's 300 s warm-up + 300 s measured and 10 points, and trials as long
+# (several hours).
 # --repeat N: N rounds of the pair, the order of the two servers swapped every other
 # round, each with fresh directories; then the ratios of every round and their median
 # (rounds.txt), and one SVG of the curves of the first 6 rounds (rounds.svg). On a
