@@ -21,7 +21,8 @@ struct phase {
 	double lo, hi; /* highest valid and lowest invalid request (0: none yet) */
 };
 
-/* One trial at @rate, run again if invalid while the phase's budget allows. */
+/* One trial at @rate, run again if invalid while the phase's budget allows (callers
+ * check that the budget has room for the first run). */
 static bool trial(struct phase *p, double rate)
 {
 	const struct bench_search *s = p->s;
@@ -45,8 +46,11 @@ static bool trial(struct phase *p, double rate)
  * invalid request bracket the peak (a known one on the far side ends the walk early). */
 static void bracket(struct phase *p, double rate, double step)
 {
-	bool up = trial(p, rate);
+	bool up;
 
+	if (p->n >= p->s->max_trials)
+		return;
+	up = trial(p, rate);
 	while (p->n < p->s->max_trials) {
 		if (up && p->hi > 0)
 			return;

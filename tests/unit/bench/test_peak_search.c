@@ -136,6 +136,10 @@ static void test_budget(void)
 	search(&m, 5000, 5, true);
 	CHECK_EQ(m.n[1], 5);
 	CHECK_EQ(m.n[0], 5);
+	/* No budget at all: no trial, and no peak. */
+	m.n[0] = m.n[1] = 0;
+	CHECK(search(&m, 5000, 0, true) == 0);
+	CHECK_EQ(m.n[0] + m.n[1], 0);
 }
 
 TESTS(test_found, test_probes_save_trials, test_probes_overrate, test_probes_underrate, test_stall,
