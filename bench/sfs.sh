@@ -194,16 +194,14 @@ rounds_table() {
 		}' "$work/rounds"
 }
 
-# For the closing line: how the peaks were searched, and how long the run took.
-searched() {
-	local probes=
-	[ -n "$auto" ] || return 0
-	# shoal-bench probes only with --probe-runtime above 0 and probes shorter than trials
-	if awk -v w="$probe_warmup" -v r="$probe_runtime" -v pw="$peak_warmup" -v pr="$peak_runtime" \
-		'BEGIN { exit !(r > 0 && w + r < pw + pr) }'; then
-		probes="probes of ${probe_warmup}s + ${probe_runtime}s, then "
-	fi
-	echo " (peak search: ${probes}trials of ${peak_warmup}s + ${peak_runtime}s)"
+# For the closing lines: how each named run set the top of its ladder, as shoal-bench
+# itself put it in the run's JSON (the probes it ran, if any, and the trials), and how
+# long the whole run took.
+searched() { # LABEL...
+	local l
+	for l in "$@"; do
+		echo "peak load point, $l: $(sed -n 's/.*"ladder_top": "\([^"]*\)".*/\1/p' "$out/$l.json")"
+	done
 }
 took() {
 	echo "$((SECONDS / 60)) min $((SECONDS % 60)) s"
@@ -217,7 +215,8 @@ if [ "$repeat" = 1 ]; then
 	"${report[@]}" ${desc:+--desc "$desc"} --report "$out/shoal.txt" --svg "$out/sfs.svg" \
 		"$out/shoal.json" "$out/ganesha.json" | tee "$out/comparison.txt"
 	echo
-	echo "SFS2008-NFSv3 (shoal-bench), $(nproc) CPUs, warm-up ${warmup}s + ${runtime}s measured per point$(searched), $(took)"
+	echo "SFS2008-NFSv3 (shoal-bench), $(nproc) CPUs, warm-up ${warmup}s + ${runtime}s measured per point, $(took)"
+	searched shoal ganesha
 	echo "reports: $out/shoal.txt $out/ganesha.txt; chart: $out/sfs.svg; data: $out/*.json"
 	exit 0
 fi
@@ -244,6 +243,7 @@ rounds_table | tee "$out/rounds.txt"
 "${report[@]}" --no-report --svg "$out/rounds.svg" "${jsons[@]:0:12}" >/dev/null
 echo
 ((repeat <= 6)) || echo "rounds.svg: the first 6 rounds' curves only"
-echo "SFS2008-NFSv3 (shoal-bench), $(nproc) CPUs, warm-up ${warmup}s + ${runtime}s measured per point$(searched), $repeat rounds, $(took)"
+echo "SFS2008-NFSv3 (shoal-bench), $(nproc) CPUs, warm-up ${warmup}s + ${runtime}s measured per point, $repeat rounds, $(took)"
+searched "shoal-r$repeat" "ganesha-r$repeat"
 echo "reports: $out/shoal-r*.txt $out/ganesha-r*.txt; comparisons: $out/comparison-r*.txt;"
 echo "chart: $out/rounds.svg; data: $out/*.json"
