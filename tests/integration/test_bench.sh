@@ -5,7 +5,8 @@
 # error, every I/O file must be COMMITted before the first point, the text and JSON
 # reports must be written (and say so, and how the top point was set), a peak search
 # must report as many probes and trials as it ran, of the lengths asked for, and put its
-# peak at the top of the ladder, and later runs must reuse the fileset without repeating an
+# peak at the top of the ladder, each point must split the server's CPU by thread
+# group, and later runs must reuse the fileset without repeating an
 # earlier run's XIDs (no reply from the server's duplicate cache). The
 # server has the smallest --max-call-memory (one large receive buffer for all
 # connections), so that WRITEs over 8 KiB from several connections take turns waiting
@@ -61,6 +62,16 @@ wrong=$(printf '%s\n' "$points" | awk '{
 	if (ach <= 0 || ach > req * 1.1 || got != want) print
 }')
 check points-verdict-follows-figures "" "$wrong"
+# Each point splits the server's CPU by thread group, and every group is one of
+# shoal-server's (its threads are named shoal-loopN, shoal-syncN, ...), largest first.
+threads=$(printf '%s\n' "$out" | grep '^threads ')
+check threads-per-point 2 "$(printf '%s\n' "$threads" | grep -c .)"
+check threads-groups-are-the-servers "" "$(printf '%s\n' "$threads" | awk '{
+	for (i = 2; i < NF; i += 2) {
+		if ($i !~ /^shoal-[a-z]+$/ || $(i + 1) <= 0 || (i > 2 && $(i + 1) > $(i - 1))) { print; next }
+	}
+}')"
+check json-threads-per-point 2 "$(grep -c '"server_threads": \[' "$T/out.json")"
 if [ -s "$T/out.json" ] && grep -q '"points"' "$T/out.json"; then
 	ok "json written"
 else

@@ -99,6 +99,11 @@ static const struct jfield op_fields[] = {
 	JF(struct bench_op_stats, JF_DBL, max_us),
 };
 
+static const struct jfield thread_fields[] = {
+	JF(struct bench_thread_cpu, JF_STR, name),
+	JF(struct bench_thread_cpu, JF_DBL, cpu_us_per_op),
+};
+
 #define NFIELDS(t) (sizeof(t) / sizeof((t)[0]))
 
 /* ---- writer ---- */
@@ -213,7 +218,15 @@ static void jw_point(FILE *out, const struct bench_point *pt)
 		fputc('}', out);
 		first = false;
 	}
-	fputs(first ? "]\n\t\t}" : "\n\t\t\t]\n\t\t}", out);
+	fputs(first ? "]" : "\n\t\t\t]", out);
+	/* Only when measured, so a run without it reads as before it existed. */
+	for (unsigned k = 0; k < bounded(pt->nserver_threads, BENCH_MAX_THREAD_GROUPS); k++) {
+		fputs(k ? ",\n\t\t\t\t{" : ",\n\t\t\t\"server_threads\": [\n\t\t\t\t{", out);
+		jw_fields(out, thread_fields, NFIELDS(thread_fields), &pt->server_threads[k], "",
+			  ", ");
+		fputc('}', out);
+	}
+	fputs(pt->nserver_threads ? "\n\t\t\t]\n\t\t}" : "\n\t\t}", out);
 }
 
 int bench_json_write(const struct bench_run *run, FILE *out)
@@ -661,7 +674,7 @@ static bool jp_array(struct jp *j, unsigned max, unsigned *n,
 
 /* Tracks the keys an object has that are not in its field table. */
 struct jp_seen {
-	bool format, targets, points, ops, proc;
+	bool format, targets, points, ops, proc, threads;
 	uint64_t proc_val;
 };
 
@@ -709,11 +722,33 @@ static bool op_elem(struct jp *j, unsigned i, void *base)
 	return jp_fail(j, "operation entry with nothing in it");
 }
 
+static bool thread_elem(struct jp *j, unsigned i, void *base)
+{
+	struct bench_point *pt = base;
+	const char *at = j->p;
+
+	if (!jp_object(j, thread_fields, NFIELDS(thread_fields), &pt->server_threads[i], NULL,
+		       NULL))
+		return false;
+	if (pt->server_threads[i].name[0])
+		return true;
+	j->p = at;
+	return jp_fail(j, "thread group without a name");
+}
+
 static int point_extra(struct jp *j, const char *key, void *base, void *ctx)
 {
+	struct bench_point *pt = base;
 	struct jp_seen *s = ctx;
 	unsigned n;
 
+	if (strcmp(key, "server_threads") == 0) {
+		if (jp_once(j, &s->threads, key) < 0)
+			return -1;
+		return jp_array(j, BENCH_MAX_THREAD_GROUPS, &pt->nserver_threads, thread_elem, pt)
+			       ? 1
+			       : -1;
+	}
 	if (strcmp(key, "ops") != 0)
 		return 0;
 	if (jp_once(j, &s->ops, key) < 0)

@@ -13,10 +13,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define BENCH_MAX_POINTS   32
-#define BENCH_MAX_OPS	   24 /* NFSv3 procedures, indexed by procedure number */
-#define BENCH_MAX_TARGETS  16
-#define BENCH_HIST_BUCKETS 512 /* log-linear latency buckets, see bench_hist.h */
+#define BENCH_MAX_POINTS	32
+#define BENCH_MAX_OPS		24 /* NFSv3 procedures, indexed by procedure number */
+#define BENCH_MAX_TARGETS	16
+#define BENCH_HIST_BUCKETS	512 /* log-linear latency buckets, see bench_hist.h */
+#define BENCH_MAX_THREAD_GROUPS 8   /* server CPU split kept per point */
 
 /* Per-operation statistics of one load point (the columns sfs_prime printed). */
 struct bench_op_stats {
@@ -31,6 +32,13 @@ struct bench_op_stats {
 	double p50_us, p90_us, p99_us, p999_us, max_us;
 };
 
+/* The server's CPU time per op spent by one group of its threads: those whose names differ
+ * only in trailing digits ("shoal-sync0".."shoal-sync31" are "shoal-sync"). */
+struct bench_thread_cpu {
+	char name[16];	      /* the group's name; "other" holds the smallest groups */
+	double cpu_us_per_op; /* user + system time of its threads, per op */
+};
+
 struct bench_point {
 	double requested_ops; /* op/s asked for */
 	double achieved_ops;  /* logical op/s answered in the measured interval */
@@ -41,6 +49,11 @@ struct bench_point {
 	char invalid_reason[160];    /* why not valid; empty when valid */
 	double client_cpu_us_per_op; /* the load generator's own CPU time per op */
 	double server_cpu_us_per_op; /* server processes' CPU time per op; < 0 = unknown */
+	/* server_cpu_us_per_op split by thread group, largest first; none when unknown or
+	 * in a run made before it existed. Threads that ended within the interval are in
+	 * the total only. */
+	uint32_t nserver_threads;
+	struct bench_thread_cpu server_threads[BENCH_MAX_THREAD_GROUPS];
 	struct bench_op_stats ops[BENCH_MAX_OPS];
 };
 

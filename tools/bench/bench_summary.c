@@ -11,6 +11,13 @@ void bench_summary_point(FILE *out, const struct bench_point *pt, unsigned i, un
 		i + 1, n, pt->requested_ops, pt->achieved_ops, pt->mean_ms,
 		(unsigned long long)pt->total_errors, pt->client_cpu_us_per_op,
 		pt->server_cpu_us_per_op, pt->valid ? "VALID" : "INVALID: ", pt->invalid_reason);
+	if (pt->nserver_threads) {
+		fputs("threads", out);
+		for (unsigned k = 0; k < pt->nserver_threads && k < BENCH_MAX_THREAD_GROUPS; k++)
+			fprintf(out, " %s %.2f", pt->server_threads[k].name,
+				pt->server_threads[k].cpu_us_per_op);
+		fputs(" us/op\n", out);
+	}
 	for (unsigned op = 0; op < BENCH_MAX_OPS; op++) {
 		const struct bench_op_stats *s = &pt->ops[op];
 

@@ -10,8 +10,9 @@
 
 #include "bench_result.h"
 
-/* "point I/N requested R achieved A op/s mean M ms ..." and an "op NAME ..." line per
- * operation of the point. */
+/* "point I/N requested R achieved A op/s mean M ms ...", a "threads NAME US ... us/op"
+ * line with the server's CPU per op by thread group when known, and an "op NAME ..."
+ * line per operation of the point. */
 void bench_summary_point(FILE *out, const struct bench_point *pt, unsigned i, unsigned n);
 /* Fallbacks used when the report side is not built in: the highest valid achieved
  * rate and the Overall Response Time (docs/sfs-workload.md section 1.6). */

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_threads.h"
 #include "core/clock.h"
 
 #define MAX_WAIT_NS 10000000ull /* look at the controller's flags at least every 10 ms */
@@ -284,6 +285,8 @@ void bench_engine_point(struct bench_engine *e, double rate, double warmup_s, do
 			const pid_t *spids, unsigned nspids, struct bench_point *pt)
 {
 	static int point_no;
+	struct bench_threads th0 = {0}, th1 = {0};
+	bool split = false;
 	double c0, c1, s0 = -1, s1 = -1;
 	uint64_t t0, t1;
 	int idx = point_no++;
@@ -300,8 +303,10 @@ void bench_engine_point(struct bench_engine *e, double rate, double warmup_s, do
 	atomic_store(&e->point, idx);
 	atomic_store(&e->phase, PHASE_MEASURE);
 	c0 = cpu_self_s();
-	if (nspids)
+	if (nspids) {
 		s0 = cpu_pids_s(spids, nspids);
+		split = bench_threads_read(&th0, spids, nspids) == 0;
+	}
 	t0 = mono_ns();
 	publish(e);
 	sleep_s(run_s);
@@ -309,10 +314,18 @@ void bench_engine_point(struct bench_engine *e, double rate, double warmup_s, do
 	publish(e);
 	t1 = mono_ns();
 	c1 = cpu_self_s();
-	if (nspids)
+	if (nspids) {
 		s1 = cpu_pids_s(spids, nspids);
+		split = split && bench_threads_read(&th1, spids, nspids) == 0;
+	}
 	pt->measured_s = (double)(t1 - t0) / 1e9;
 	merge(e, pt, pt->measured_s);
+	if (split && s0 >= 0 && s1 >= 0)
+		pt->nserver_threads = bench_threads_split(
+			&th0, &th1, (double)pt->total_ops, (double)sysconf(_SC_CLK_TCK),
+			pt->server_threads, BENCH_MAX_THREAD_GROUPS);
+	bench_threads_free(&th0);
+	bench_threads_free(&th1);
 	pt->client_cpu_us_per_op = pt->total_ops ? (c1 - c0) * 1e6 / (double)pt->total_ops : 0;
 	pt->server_cpu_us_per_op =
 		s0 >= 0 && s1 >= 0 && pt->total_ops ? (s1 - s0) * 1e6 / (double)pt->total_ops : -1;

@@ -611,6 +611,24 @@ static void performance_ops(FILE *out, const struct bench_point *pt)
 	free(t);
 }
 
+/* The peak's server CPU by thread group, when it was measured (bench_threads.h). */
+static void thread_split(FILE *out, const struct bench_point *pt)
+{
+	char line[512];
+	int n = snprintf(line, sizeof(line), "Server CPU at the peak by thread group (us/op):");
+
+	if (!pt->nserver_threads)
+		return;
+	for (unsigned k = 0; k < pt->nserver_threads && k < BENCH_MAX_THREAD_GROUPS; k++)
+		if (n > 0 && (size_t)n < sizeof(line))
+			n += snprintf(line + n, sizeof(line) - (size_t)n, "%s %s %.1f",
+				      k ? "," : "", pt->server_threads[k].name,
+				      pt->server_threads[k].cpu_us_per_op);
+	if (n > 0 && (size_t)n + 1 < sizeof(line))
+		strcat(line, ".");
+	wrap(out, line, 0, 4);
+}
+
 static void performance(FILE *out, const struct bench_run *run)
 {
 	static const char *const hdr[] = {"Throughput", "Response",   "Requested",
@@ -673,6 +691,7 @@ static void performance(FILE *out, const struct bench_run *run)
 			"Peak %.0f ops/sec at %.2f msec (point %d); ORT %.2f msec; server CPU "
 			"%s us/op at the peak.\n",
 			run->peak_ops, run->points[peak].mean_ms, peak + 1, run->ort_ms, cpu);
+		thread_split(out, &run->points[peak]);
 	}
 	fprintf(out, "Errors over all points: %" PRIu64 ".\n", run_errors(run));
 	if (peak >= 0) {

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,6 +127,28 @@ static void print_curves(const struct bench_run *runs, unsigned n)
 	}
 }
 
+/* Each run's server CPU at its peak by thread group, where it was measured. */
+static void print_threads(const struct bench_run *runs, unsigned n)
+{
+	bool title = false;
+
+	for (unsigned r = 0; r < n; r++) {
+		int p = bench_peak_index(&runs[r]);
+		const struct bench_point *pt = p >= 0 ? &runs[r].points[p] : NULL;
+
+		if (!pt || !pt->nserver_threads)
+			continue;
+		if (!title)
+			printf("\nServer CPU us/op at the peak by thread group:\n");
+		title = true;
+		printf("  %-16.16s", label(&runs[r]));
+		for (unsigned k = 0; k < pt->nserver_threads && k < BENCH_MAX_THREAD_GROUPS; k++)
+			printf("%s %s %.1f", k ? "," : "", pt->server_threads[k].name,
+			       pt->server_threads[k].cpu_us_per_op);
+		printf("\n");
+	}
+}
+
 static void print_summary(const struct bench_run *runs, unsigned n)
 {
 	printf("\n%-16s %12s %9s %18s %8s %8s\n", "run", "peak ops/s", "ORT ms", "CPU us/op @peak",
@@ -147,6 +170,7 @@ static void print_summary(const struct bench_run *runs, unsigned n)
 		printf("%-16.16s %12.0f %9.3f %18s %8llu %8s\n", label(&runs[r]), runs[r].peak_ops,
 		       runs[r].ort_ms, cpu, errs, v);
 	}
+	print_threads(runs, n);
 }
 
 /* "2.41x (bar >= 2x: met)"; n/a when either figure is missing. */

@@ -69,6 +69,16 @@ static inline void fixture_run(struct bench_run *r)
 		pt->valid = true;
 		pt->client_cpu_us_per_op = 20.5 + i;
 		pt->server_cpu_us_per_op = 110.25 - i;
+		/* ... split by thread group as shoal-server names its threads */
+		pt->nserver_threads = 3;
+		snprintf(pt->server_threads[0].name, sizeof(pt->server_threads[0].name),
+			 "shoal-loop");
+		pt->server_threads[0].cpu_us_per_op = 60.25 - i;
+		snprintf(pt->server_threads[1].name, sizeof(pt->server_threads[1].name),
+			 "shoal-sync");
+		pt->server_threads[1].cpu_us_per_op = 40;
+		snprintf(pt->server_threads[2].name, sizeof(pt->server_threads[2].name), "other");
+		pt->server_threads[2].cpu_us_per_op = 10;
 		for (unsigned k = 0; k < sizeof(fixture_mix) / sizeof(fixture_mix[0]); k++) {
 			struct bench_op_stats *op = &pt->ops[fixture_mix[k].proc];
 			uint64_t n = (uint64_t)(pt->total_ops * fixture_mix[k].pct / 100);
@@ -99,6 +109,8 @@ static inline void fixture_run(struct bench_run *r)
 		 "mix not achieved: READDIR 0.4%% of operations, 1.0%% requested");
 	/* Point 11 is past the 20 ms cap, and the server CPU was not measured there. */
 	r->points[10].server_cpu_us_per_op = -1;
+	r->points[10].nserver_threads = 0;
+	memset(r->points[10].server_threads, 0, sizeof(r->points[10].server_threads));
 
 	snprintf(r->host_os, sizeof(r->host_os),
 		 "Debian GNU/Linux 12 (bookworm), Linux 6.1.0-18-amd64 x86_64");
