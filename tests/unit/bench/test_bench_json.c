@@ -178,6 +178,17 @@ static void test_malformed(void)
 	expect_refused("\n}\n", "\n}\n}", "data after the object");
 	expect_refused("\"points\": [", "\"points\": {", "object for an array");
 	expect_refused("\"label\": ", "\"label\" ", "missing colon");
+	expect_refused("{\"name\": \"shoal-loop\", ", "{", "thread group without a name");
+	expect_refused(
+		"\"server_threads\": [",
+		"\"server_threads\": [{\"name\": \"a\"}, {\"name\": \"b\"}, {\"name\": \"c\"}, "
+		"{\"name\": \"d\"}, {\"name\": \"e\"}, {\"name\": \"f\"}, {\"name\": \"g\"}, "
+		"{\"name\": \"h\"},",
+		"too many thread groups");
+	expect_refused("\"server_threads\": [", "\"server_threads\": [], \"server_threads\": [",
+		       "thread groups twice");
+	expect_refused("\"cpu_us_per_op\": ", "\"cpu_us_per_op\": \"x\", \"y\": ",
+		       "string for a thread group's CPU");
 }
 
 static void test_not_an_object(void)
