@@ -119,7 +119,7 @@ static void test_read_self(void)
 	}
 	CHECK(seen_worker);
 	CHECK(seen_main);
-	CHECK_EQ(s.n, 2);
+	CHECK(s.n >= 2); /* a sanitizer may run a thread of its own */
 	/* a process that is not there */
 	CHECK_EQ(bench_threads_read(&s, &bad, 1), -1);
 	bench_threads_free(&s);
