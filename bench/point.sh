@@ -1,0 +1,150 @@
+#!/bin/bash
+# point.sh - one load point of shoal-bench against a fresh shoal-server (or nfs-ganesha)
+# in a private network namespace: for looking into one load and one mix at a time,
+# where bench/sfs.sh runs whole ladders. The fileset is the one make bench uses (sized
+# for 5,000 op/s) unless --fileset-load says otherwise, created and flushed to disk
+# before the point. Prints shoal-bench's point line, the server's CPU per op by thread
+# group and a line per operation; leaves in DIR the bench log and JSON, the server's
+# log (for shoal-server with its per-procedure statistics, taken by SIGUSR1 just before
+# and just after the point: subtract the two) and, with --perf, a `perf record -a -g`
+# of the measured interval (perf.data).
+#
+#   bench/point.sh BUILD_DIR [--server shoal|ganesha] [--load OPS] [--fileset-load OPS]
+#                  [--mix FILE | --op NAME] [--warmup S] [--runtime S] [--perf]
+#                  [--out DIR] [-- SHOAL_SERVER_ARGS...]
+#
+# Defaults: shoal, 10,000 op/s, the SFS2008 mix, 3 s warm-up + 10 s measured, DIR =
+# BUILD_DIR/bench-point. --op GETATTR is a mix of that one operation. Speed is judged
+# only against a peer measured alike, never from one point.
+set -euo pipefail
+
+usage() {
+	sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
+	exit 2
+}
+
+build=${1:-}
+if [ -z "$build" ] || [ ! -d "$build" ]; then usage; fi
+shift
+build=$(realpath "$build")
+here=$(cd "$(dirname "$0")" && pwd)
+
+server=shoal
+load=10000
+fileset_load=5000
+mix=
+op=
+warmup=3
+runtime=10
+perf=0
+out=$build/bench-point
+srv_args=()
+orig_args=("$@")
+while [ $# -gt 0 ]; do
+	case $1 in
+	--server) server=${2:?--server needs shoal or ganesha}; shift ;;
+	--load) load=${2:?--load needs a value}; shift ;;
+	--fileset-load) fileset_load=${2:?--fileset-load needs a value}; shift ;;
+	--mix) mix=$(realpath "${2:?--mix needs a file}"); shift ;;
+	--op) op=${2:?--op needs an operation name}; shift ;;
+	--warmup) warmup=${2:?--warmup needs a value}; shift ;;
+	--runtime) runtime=${2:?--runtime needs a value}; shift ;;
+	--perf) perf=1 ;;
+	--out) out=${2:?--out needs a directory}; shift ;;
+	--) shift; srv_args=("$@"); break ;;
+	-h | --help) usage ;;
+	*) echo "point.sh: unknown argument $1" >&2; usage ;;
+	esac
+	shift
+done
+case $server in shoal | ganesha) ;; *) echo "point.sh: --server is shoal or ganesha" >&2; exit 2 ;; esac
+for v in "$load" "$fileset_load"; do
+	case $v in '' | *[!0-9]* | 0) echo "point.sh: a load is a whole number of op/s, not '$v'" >&2; exit 2 ;; esac
+done
+if [ -n "$mix" ] && [ -n "$op" ]; then
+	echo "point.sh: give --mix or --op, not both" >&2
+	exit 2
+fi
+if [ "$server" = ganesha ] && [ ${#srv_args[@]} -gt 0 ]; then
+	echo "point.sh: server arguments are for shoal-server only" >&2
+	exit 2
+fi
+for t in shoal-server shoal-bench; do
+	[ -x "$build/$t" ] || { echo "point.sh: $build/$t is not built" >&2; exit 1; }
+done
+if [ "$perf" = 1 ] && ! command -v perf >/dev/null; then
+	echo "point.sh: --perf needs perf (Debian's linux-perf)" >&2
+	exit 1
+fi
+
+if [ "${SHOAL_IN_NETNS:-}" != 1 ]; then
+	exec env SHOAL_IN_NETNS=1 unshare --net --mount "$0" "$build" "${orig_args[@]}"
+fi
+ip link set lo up
+mkdir -p "$out"
+out=$(realpath "$out")
+rm -f "$out/perf.data"
+
+work=$(mktemp -d "${SFS_TMP:-/tmp}/shoal-point.XXXXXX")
+spid=""
+cleanup() {
+	[ -n "$spid" ] && [ "$server" = shoal ] && kill "$spid" 2>/dev/null
+	"$here/ganesha.sh" stop "$work/ganesha" 2>/dev/null || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+if [ -n "$op" ]; then
+	mix=$out/mix.txt
+	printf 'SFS MIXFILE VERSION 2\n%s 100%%\n' "$op" >"$mix"
+fi
+
+mkdir -p "$work/export"
+if [ "$server" = shoal ]; then
+	mkdir -p "$work/state"
+	exec 3< <("$build/shoal-server" --no-portmap --state-dir "$work/state" --ready-fd 1 \
+		--log-level info "${srv_args[@]}" "$work/export" 2>"$out/server.log")
+	read -r -t 20 _ <&3 || {
+		echo "point.sh: shoal-server did not start" >&2
+		cat "$out/server.log" >&2
+		exit 1
+	}
+	exec 3<&-
+	spid=$(pgrep -f -n "shoal-server --no-portmap --state-dir $work/state")
+	export_path=$work/export
+else
+	spid=$("$here/ganesha.sh" start "$work/export" "$work/ganesha")
+	export_path=/bench
+fi
+
+scale=$(awk -v f="$fileset_load" -v l="$load" 'BEGIN { printf "%.9f", f * 0.001 / l }')
+args=(--host 127.0.0.1 --export "$export_path" --nfs-port 2049 --mount-port 20048
+	--load "$load" --fileset-scale "$scale" --server-pid "$spid" --no-progress)
+"$build/shoal-bench" "${args[@]}" --populate-only >"$out/populate.log" 2>&1 || {
+	echo "point.sh: creating the fileset failed:" >&2
+	tail -n 20 "$out/populate.log" >&2
+	exit 1
+}
+sync
+[ "$server" = shoal ] && kill -USR1 "$spid"
+perf_pid=
+if [ "$perf" = 1 ]; then
+	# the measured interval, less a second at each end for the start and the settle
+	(sleep "$(awk -v w="$warmup" 'BEGIN { print w + 2 }')"
+		perf record -a -g -o "$out/perf.data" -- sleep "$(awk -v r="$runtime" \
+			'BEGIN { print (r > 2 ? r - 2 : 1) }')") >"$out/perf.log" 2>&1 &
+	perf_pid=$!
+fi
+rc=0
+"$build/shoal-bench" "${args[@]}" --reuse-fileset --points 1 --warmup "$warmup" \
+	--runtime "$runtime" ${mix:+--mix "$mix"} --json "$out/point.json" >"$out/point.log" 2>&1 ||
+	rc=$?
+[ "$server" = shoal ] && kill -USR1 "$spid"
+# not a bare wait: the server, started in a process substitution, never ends by itself
+[ -n "$perf_pid" ] && wait "$perf_pid"
+grep -E '^(point|threads|op) ' "$out/point.log" || tail -n 20 "$out/point.log" >&2
+files="point.log, point.json"
+[ "$server" = shoal ] && files+=", server.log"
+[ "$perf" = 1 ] && files+=", perf.data"
+echo "point.sh: in $out: $files" >&2
+exit "$rc"
