@@ -108,7 +108,8 @@ static void usage(FILE *f)
 	      "  --reuse-fileset    keep files of an earlier run, create what is missing\n"
 	      "  --populate-only    create the fileset and exit\n"
 	      "  --label NAME --server-desc TEXT   name the curve / the server\n"
-	      "  --server-pid PID   server process for CPU per op (repeatable)\n"
+	      "  --server-pid PID   server process for CPU per op, in all and by thread\n"
+	      "                     group (repeatable)\n"
 	      "  --json FILE --report FILE --svg FILE --desc FILE   outputs\n"
 	      "  --no-progress      no progress bar\n",
 	      f);
