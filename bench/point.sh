@@ -18,16 +18,11 @@
 # only against a peer measured alike, never from one point.
 set -euo pipefail
 
-usage() {
-	sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
-	exit 2
-}
-
-build=${1:-}
-if [ -z "$build" ] || [ ! -d "$build" ]; then usage; fi
-shift
-build=$(realpath "$build")
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+
+bench_build "${1:-}"
+shift
 
 server=shoal
 load=10000
@@ -52,8 +47,8 @@ while [ $# -gt 0 ]; do
 	--perf) perf=1 ;;
 	--out) out=${2:?--out needs a directory}; shift ;;
 	--) shift; srv_args=("$@"); break ;;
-	-h | --help) usage ;;
-	*) echo "point.sh: unknown argument $1" >&2; usage ;;
+	-h | --help) bench_usage ;;
+	*) echo "point.sh: unknown argument $1" >&2; bench_usage ;;
 	esac
 	shift
 done
@@ -77,10 +72,7 @@ if [ "$perf" = 1 ] && ! command -v perf >/dev/null; then
 	exit 1
 fi
 
-if [ "${SHOAL_IN_NETNS:-}" != 1 ]; then
-	exec env SHOAL_IN_NETNS=1 unshare --net --mount "$0" "$build" "${orig_args[@]}"
-fi
-ip link set lo up
+bench_netns "$build" "${orig_args[@]}"
 mkdir -p "$out"
 out=$(realpath "$out")
 rm -f "$out/perf.data"
@@ -102,15 +94,8 @@ fi
 mkdir -p "$work/export"
 if [ "$server" = shoal ]; then
 	mkdir -p "$work/state"
-	exec 3< <("$build/shoal-server" --no-portmap --state-dir "$work/state" --ready-fd 1 \
-		--log-level info "${srv_args[@]}" "$work/export" 2>"$out/server.log")
-	read -r -t 20 _ <&3 || {
-		echo "point.sh: shoal-server did not start" >&2
-		cat "$out/server.log" >&2
-		exit 1
-	}
-	exec 3<&-
-	spid=$(pgrep -f -n "shoal-server --no-portmap --state-dir $work/state")
+	bench_start_shoal "$work/state" "$work/export" "$out/server.log" --log-level info \
+		"${srv_args[@]}"
 	export_path=$work/export
 else
 	spid=$("$here/ganesha.sh" start "$work/export" "$work/ganesha")

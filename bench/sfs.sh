@@ -29,16 +29,11 @@
 # (default /tmp): point it at another file system to measure both servers there.
 set -euo pipefail
 
-usage() {
-	sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
-	exit 2
-}
-
-build=${1:-}
-if [ -z "$build" ] || [ ! -d "$build" ]; then usage; fi
-shift
-build=$(realpath "$build")
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+
+bench_build "${1:-}"
+shift
 
 load=5000
 points=5
@@ -70,8 +65,8 @@ while [ $# -gt 0 ]; do
 	--desc) desc=$(realpath "${2:?--desc needs a file}"); shift ;;
 	--out) out=${2:?--out needs a directory}; shift ;;
 	--) shift; extra=("$@"); break ;;
-	-h | --help) usage ;;
-	*) echo "sfs.sh: unknown argument $1" >&2; usage ;;
+	-h | --help) bench_usage ;;
+	*) echo "sfs.sh: unknown argument $1" >&2; bench_usage ;;
 	esac
 	shift
 done
@@ -85,10 +80,7 @@ for t in shoal-server shoal-bench shoal-bench-report; do
 	[ -x "$build/$t" ] || { echo "sfs.sh: $build/$t is not built" >&2; exit 1; }
 done
 
-if [ "${SHOAL_IN_NETNS:-}" != 1 ]; then
-	exec env SHOAL_IN_NETNS=1 unshare --net --mount "$0" "$build" "${orig_args[@]}"
-fi
-ip link set lo up
+bench_netns "$build" "${orig_args[@]}"
 mkdir -p "$out"
 out=$(realpath "$out")
 
@@ -131,20 +123,12 @@ bench() {
 }
 
 # run_shoal LABEL: shoal-server in its quick-start mode (one directory, read-write, no
-# root squash) on a fresh directory; the ready line on fd 3 says it serves.
+# root squash) on a fresh directory.
 shoal_ver=$("$build/shoal-server" --version 2>/dev/null | head -n 1)
 run_shoal() {
 	rm -rf "$work/shoal-export" "$work/state"
 	mkdir -p "$work/shoal-export" "$work/state"
-	exec 3< <("$build/shoal-server" --no-portmap --state-dir "$work/state" --ready-fd 1 \
-		--log-level warn "$work/shoal-export" 2>"$work/shoal.log")
-	read -r -t 20 _ <&3 || {
-		echo "sfs.sh: shoal-server did not start" >&2
-		cat "$work/shoal.log" >&2
-		exit 1
-	}
-	exec 3<&-
-	spid=$(pgrep -f -n "shoal-server --no-portmap --state-dir $work/state")
+	bench_start_shoal "$work/state" "$work/shoal-export" "$work/shoal.log" --log-level warn
 	bench "$1" "${shoal_ver:-shoal-server}" "$spid" "$work/shoal-export"
 	kill "$spid"
 	for ((i = 0; i < 100; i++)); do kill -0 "$spid" 2>/dev/null || break; sleep 0.1; done
