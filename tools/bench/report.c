@@ -611,21 +611,32 @@ static void performance_ops(FILE *out, const struct bench_point *pt)
 	free(t);
 }
 
+void bench_report_threads(const struct bench_point *pt, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	if (size)
+		buf[0] = '\0';
+	for (unsigned k = 0; k < pt->nserver_threads && k < BENCH_MAX_THREAD_GROUPS && n < size;
+	     k++) {
+		int w = snprintf(buf + n, size - n, "%s %s %.1f", k ? "," : "",
+				 pt->server_threads[k].name, pt->server_threads[k].cpu_us_per_op);
+
+		if (w < 0)
+			break;
+		n += (size_t)w;
+	}
+}
+
 /* The peak's server CPU by thread group, when it was measured (bench_threads.h). */
 static void thread_split(FILE *out, const struct bench_point *pt)
 {
-	char line[512];
-	int n = snprintf(line, sizeof(line), "Server CPU at the peak by thread group (us/op):");
+	char groups[400], line[512];
 
 	if (!pt->nserver_threads)
 		return;
-	for (unsigned k = 0; k < pt->nserver_threads && k < BENCH_MAX_THREAD_GROUPS; k++)
-		if (n > 0 && (size_t)n < sizeof(line))
-			n += snprintf(line + n, sizeof(line) - (size_t)n, "%s %s %.1f",
-				      k ? "," : "", pt->server_threads[k].name,
-				      pt->server_threads[k].cpu_us_per_op);
-	if (n > 0 && (size_t)n + 1 < sizeof(line))
-		strcat(line, ".");
+	bench_report_threads(pt, groups, sizeof(groups));
+	snprintf(line, sizeof(line), "Server CPU at the peak by thread group (us/op):%s.", groups);
 	wrap(out, line, 0, 4);
 }
 

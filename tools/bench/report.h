@@ -20,4 +20,8 @@
  */
 int bench_report_text(const struct bench_run *run, const char *desc_path, FILE *out);
 
+/* @pt's server CPU by thread group as " NAME US, NAME US..." (one decimal) into @buf,
+ * cut short to fit; empty when it was not measured. */
+void bench_report_threads(const struct bench_point *pt, char *buf, size_t size);
+
 #endif

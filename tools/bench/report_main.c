@@ -130,6 +130,7 @@ static void print_curves(const struct bench_run *runs, unsigned n)
 /* Each run's server CPU at its peak by thread group, where it was measured. */
 static void print_threads(const struct bench_run *runs, unsigned n)
 {
+	char groups[400];
 	bool title = false;
 
 	for (unsigned r = 0; r < n; r++) {
@@ -141,11 +142,8 @@ static void print_threads(const struct bench_run *runs, unsigned n)
 		if (!title)
 			printf("\nServer CPU us/op at the peak by thread group:\n");
 		title = true;
-		printf("  %-16.16s", label(&runs[r]));
-		for (unsigned k = 0; k < pt->nserver_threads && k < BENCH_MAX_THREAD_GROUPS; k++)
-			printf("%s %s %.1f", k ? "," : "", pt->server_threads[k].name,
-			       pt->server_threads[k].cpu_us_per_op);
-		printf("\n");
+		bench_report_threads(pt, groups, sizeof(groups));
+		printf("  %-16.16s%s\n", label(&runs[r]), groups);
 	}
 }
 
