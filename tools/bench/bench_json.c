@@ -4,7 +4,8 @@
  * Both directions walk the same field tables, so the writer and the reader cannot drift
  * apart. The reader is a small recursive-descent parser for RFC 8259 JSON restricted to
  * the shape we write: every value is checked against the field it lands in, and any
- * malformed, truncated, oversized or unexpected input is refused with the byte offset.
+ * malformed, truncated, oversized or mistyped input is refused with the byte offset. A
+ * member it does not know (one a later shoal-bench added) is checked and skipped.
  */
 #include "bench_json.h"
 
@@ -364,7 +365,8 @@ static bool jp_unicode(struct jp *j, uint32_t *cp)
 	return true;
 }
 
-/* Append @cp as UTF-8 to @buf (@size bytes, *n used, room kept for the NUL). */
+/* Append @cp as UTF-8 to @buf (@size bytes, *n used, room kept for the NUL); with @buf
+ * NULL, only check it. */
 static bool jp_put_utf8(struct jp *j, char *buf, size_t size, size_t *n, uint32_t cp)
 {
 	unsigned char u[4];
@@ -391,6 +393,8 @@ static bool jp_put_utf8(struct jp *j, char *buf, size_t size, size_t *n, uint32_
 		u[3] = (unsigned char)(0x80 | (cp & 0x3f));
 		k = 4;
 	}
+	if (!buf)
+		return true;
 	if (*n + k >= size)
 		return jp_fail(j, "string longer than its field (%zu bytes)", size - 1);
 	memcpy(buf + *n, u, k);
@@ -398,7 +402,8 @@ static bool jp_put_utf8(struct jp *j, char *buf, size_t size, size_t *n, uint32_
 	return true;
 }
 
-/* Parse a string into @buf of @size bytes (NUL-terminated); fails if it does not fit. */
+/* Parse a string into @buf of @size bytes (NUL-terminated); fails if it does not fit.
+ * With @buf NULL the string is checked and dropped, whatever its length. */
 static bool jp_string(struct jp *j, char *buf, size_t size)
 {
 	size_t n = 0;
@@ -417,6 +422,8 @@ static bool jp_string(struct jp *j, char *buf, size_t size)
 		if (c < 0x20)
 			return jp_fail(j, "control character in string");
 		if (c != '\\') {
+			if (!buf)
+				continue;
 			if (n + 1 >= size)
 				return jp_fail(j, "string longer than its field (%zu bytes)",
 					       size - 1);
@@ -461,7 +468,8 @@ static bool jp_string(struct jp *j, char *buf, size_t size)
 		if (!jp_put_utf8(j, buf, size, &n, cp))
 			return false;
 	}
-	buf[n] = '\0';
+	if (buf)
+		buf[n] = '\0';
 	return true;
 }
 
@@ -596,10 +604,54 @@ static bool jp_value(struct jp *j, const struct jfield *f, void *base)
 	return jp_fail(j, "internal: bad field type");
 }
 
+/* How deep a member this reader does not know may nest its arrays and objects. */
+#define JSON_SKIP_DEPTH 16
+
+/*
+ * Check and pass over one value of any type at j->p: a member a later shoal-bench added
+ * (see bench_json.h). It must still be well-formed JSON, nested at most @depth deep.
+ */
+static bool jp_skip(struct jp *j, unsigned depth)
+{
+	bool empty, more = true;
+	char close;
+	size_t n;
+
+	jp_ws(j);
+	if (j->p >= j->end)
+		return jp_fail(j, "unexpected end of input, expected a value");
+	switch (*j->p) {
+	case '"':
+		return jp_string(j, NULL, 0);
+	case '{':
+	case '[':
+		close = *j->p == '{' ? '}' : ']';
+		if (depth == 0)
+			return jp_fail(j, "unknown member nested deeper than %d", JSON_SKIP_DEPTH);
+		if (!jp_open(j, *j->p, close, &empty))
+			return false;
+		while (!empty && more) {
+			if (close == '}' && (!jp_string(j, NULL, 0) || !jp_expect(j, ':')))
+				return false;
+			if (!jp_skip(j, depth - 1) || !jp_next(j, close, &more))
+				return false;
+		}
+		return true;
+	default:
+		if (jp_literal(j, "true") || jp_literal(j, "false") || jp_literal(j, "null"))
+			return true;
+		n = jp_number_len(j);
+		if (n == 0)
+			return jp_fail(j, "expected a value");
+		j->p += n;
+		return true;
+	}
+}
+
 /*
  * One JSON object whose members are the fields of @tab stored into @base, plus the
  * members @extra handles (it returns 1 if it knew the key, 0 if not, -1 on error).
- * Unknown and repeated keys are errors.
+ * A repeated key is an error; an unknown one is checked and skipped.
  */
 typedef int (*jp_extra_fn)(struct jp *j, const char *key, void *base, void *ctx);
 
@@ -608,7 +660,7 @@ static bool jp_object(struct jp *j, const struct jfield *tab, size_t n, void *ba
 {
 	uint64_t seen = 0;
 	bool empty, more = true;
-	char key[32];
+	char key[64];
 
 	if (!jp_open(j, '{', '}', &empty))
 		return false;
@@ -635,12 +687,8 @@ static bool jp_object(struct jp *j, const struct jfield *tab, size_t n, void *ba
 				return false;
 		} else {
 			r = extra ? extra(j, key, base, ctx) : 0;
-			if (r < 0)
+			if (r < 0 || (r == 0 && !jp_skip(j, JSON_SKIP_DEPTH)))
 				return false;
-			if (r == 0) {
-				j->p = at;
-				return jp_fail(j, "unknown key \"%s\"", key);
-			}
 		}
 		if (!jp_next(j, '}', &more))
 			return false;

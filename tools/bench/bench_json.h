@@ -1,7 +1,13 @@
 /*
  * bench_json.h - a shoal-bench run stored as JSON ("format": "shoal-bench/1"), for
- * machines and for shoal-bench-report, and read back by a strict reader that accepts
- * exactly that format.
+ * machines and for shoal-bench-report, and read back by a strict reader of that format.
+ *
+ * Compatibility: within one format, later versions of shoal-bench only add members that
+ * a reader may ignore (as "server_threads" was added), and readers skip members they do
+ * not know, so that runs written by different versions can be reported and charted
+ * together; a member left out reads as zero. A change that an older reader would
+ * misread (a member whose meaning or unit changes, one that may no longer be ignored)
+ * takes a new format name, which older readers refuse by name.
  */
 #ifndef SHOAL_BENCH_JSON_H
 #define SHOAL_BENCH_JSON_H
@@ -24,9 +30,10 @@ int bench_json_write(const struct bench_run *run, FILE *out);
 /*
  * bench_json_parse - read the @len bytes at @buf, which must be one JSON object in the
  * format bench_json_write() writes: "format" present and equal to BENCH_JSON_FORMAT, no
- * unknown or repeated keys, values of the right type and range, strings that fit their
- * fields, nothing but white space after the object. Keys may come in any order; keys
- * left out read as zero. On success fills @run (zeroed first) and returns 0; otherwise
+ * repeated keys, values of the right type and range, strings that fit their fields,
+ * nothing but white space after the object. Keys may come in any order; keys left out
+ * read as zero; a key it does not know is skipped, its value checked to be well-formed
+ * JSON nested at most 16 deep. On success fills @run (zeroed first) and returns 0; otherwise
  * returns -1 and writes "byte N: what was wrong" into @err (@errlen bytes, may be 0).
  */
 int bench_json_parse(const char *buf, size_t len, struct bench_run *run, char *err, size_t errlen);

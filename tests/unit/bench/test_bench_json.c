@@ -1,6 +1,7 @@
 /*
  * test_bench_json.c - a full bench_run survives bench_json_write() + bench_json_parse()
- * bit for bit, and the reader refuses truncated and malformed input cleanly.
+ * bit for bit, the reader refuses truncated and malformed input cleanly, and it skips
+ * well-formed members it does not know.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -111,13 +112,17 @@ static void test_truncated_at_every_offset(void)
 	free(b);
 }
 
-/* Replace the first @from in the fixture's JSON by @to and expect refusal. */
-static void expect_refused(const char *from, const char *to, const char *why)
+/*
+ * Replace the first @from in the fixture's JSON by @to and parse the result into @b.
+ * Returns the parse's result, or 1 if @from is not there (a broken test: counted).
+ */
+static int parse_edited(const char *from, const char *to, struct bench_run *b, char *err,
+			size_t errlen)
 {
-	struct bench_run *a = new_run(), *b = new_run();
-	char err[160] = "";
+	struct bench_run *a = new_run();
 	size_t len;
 	char *js, *at, *mod;
+	int rc = 1;
 
 	fixture_run(a);
 	js = to_json(a, &len);
@@ -128,18 +133,95 @@ static void expect_refused(const char *from, const char *to, const char *why)
 		memcpy(mod, js, (size_t)(at - js));
 		strcpy(mod + (at - js), to);
 		strcat(mod, at + strlen(from));
-		if (bench_json_parse(mod, strlen(mod), b, err, sizeof(err)) == 0) {
-			fprintf(stderr, "accepted: %s\n", why);
-			test_failed_checks++;
-		} else if (!strstr(err, "byte ")) {
-			fprintf(stderr, "no position in the error for %s: %s\n", why, err);
-			test_failed_checks++;
-		}
+		rc = bench_json_parse(mod, strlen(mod), b, err, errlen);
 		free(mod);
 	}
 	free(js);
 	free(a);
+	return rc;
+}
+
+/* The fixture's JSON with @from replaced by @to is refused, the error placed. */
+static void expect_refused(const char *from, const char *to, const char *why)
+{
+	struct bench_run *b = new_run();
+	char err[160] = "";
+	int rc = parse_edited(from, to, b, err, sizeof(err));
+
+	if (rc == 0) {
+		fprintf(stderr, "accepted: %s\n", why);
+		test_failed_checks++;
+	} else if (rc < 0 && !strstr(err, "byte ")) {
+		fprintf(stderr, "no position in the error for %s: %s\n", why, err);
+		test_failed_checks++;
+	}
 	free(b);
+}
+
+/* The fixture's JSON with @from replaced by @to reads as the fixture itself. */
+static void expect_skipped(const char *from, const char *to, const char *why)
+{
+	struct bench_run *a = new_run(), *b = new_run();
+	char err[160] = "";
+
+	fixture_run(a);
+	if (parse_edited(from, to, b, err, sizeof(err)) != 0) {
+		fprintf(stderr, "refused: %s: %s\n", why, err);
+		test_failed_checks++;
+	} else if (memcmp(a, b, sizeof(*a)) != 0) {
+		fprintf(stderr, "read differently: %s\n", why);
+		test_failed_checks++;
+	}
+	free(a);
+	free(b);
+}
+
+/*
+ * Members a later shoal-bench may add, of every JSON type and at every level, are
+ * skipped: the rest reads exactly as without them (runs of different versions can be
+ * charted together).
+ */
+static void test_unknown_members(void)
+{
+	expect_skipped("\"label\"",
+		       "\"new_text\": \"a \\\"b\\\" \\u00e9 \\ud83d\\ude00\", \"label\"",
+		       "a string, at the top");
+	expect_skipped("\"label\"", "\"new_number\": -1.5e-3, \"label\"", "a number");
+	expect_skipped("\"label\"", "\"t\": true, \"f\": false, \"n\": null, \"label\"",
+		       "literals");
+	expect_skipped("\"label\"",
+		       "\"new_tree\": {\"a\": [1, {\"b\": []}, {}, \"c\"], \"d\": {\"e\": null}}, "
+		       "\"label\"",
+		       "nested objects and arrays");
+	expect_skipped("\"label\"",
+		       "\"a_key_longer_than_any_field_name_yet_0123456789abcdef\": 0, \"label\"",
+		       "a long key");
+	expect_skipped("\"procs\": 4", "\"procs\": 4, \"new\": [0]", "in a target");
+	expect_skipped("\"mean_ms\"", "\"new\": {}, \"mean_ms\"", "in a point");
+	expect_skipped("{\"proc\": 1, ", "{\"proc\": 1, \"new\": \"x\", ", "in an operation");
+	expect_skipped("{\"name\": \"shoal-loop\", ", "{\"name\": \"shoal-loop\", \"new\": 1, ",
+		       "in a thread group");
+	/* Sixteen levels below the member are allowed. */
+	expect_skipped("\"label\"", "\"deep\": [[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]], \"label\"",
+		       "nested sixteen deep");
+
+	/* What is skipped must still be JSON. */
+	expect_refused("\"label\"", "\"new\": tru, \"label\"", "a bad literal, skipped");
+	expect_refused("\"label\"", "\"new\": 01, \"label\"", "a bad number, skipped");
+	expect_refused("\"label\"", "\"new\": 'x', \"label\"", "a bad string, skipped");
+	expect_refused("\"label\"", "\"new\": \"a\nb\", \"label\"", "a raw newline, skipped");
+	expect_refused("\"label\"", "\"new\": \"\\ud800\", \"label\"", "a lone surrogate, skipped");
+	expect_refused("\"label\"", "\"new\": [1 2], \"label\"", "a missing comma, skipped");
+	expect_refused("\"label\"", "\"new\": {\"a\" 1}, \"label\"", "a missing colon, skipped");
+	expect_refused("\"label\"", "\"new\": {1: 2}, \"label\"", "a number as key, skipped");
+	expect_refused("\"label\"", "\"new\": [1,], \"label\"", "a trailing comma, skipped");
+	expect_refused("\"label\"", "\"new\": , \"label\"", "no value, skipped");
+	expect_refused("\"label\"", "\"deep\": [[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]], \"label\"",
+		       "nested seventeen deep");
+	expect_refused("\"label\"",
+		       "\"a_key_longer_than_the_reader_takes_0123456789abcdef0123456789abcdef\": "
+		       "0, \"label\"",
+		       "a key over 63 bytes");
 }
 
 static void test_malformed(void)
@@ -147,7 +229,6 @@ static void test_malformed(void)
 	expect_refused("\"format\": \"shoal-bench/1\"", "\"format\": \"shoal-bench/2\"",
 		       "another format");
 	expect_refused("\"format\": \"shoal-bench/1\",", "", "no format");
-	expect_refused("\"label\"", "\"labels\"", "unknown key");
 	expect_refused("\"date\"", "\"label\"", "repeated key");
 	expect_refused("\"load_procs\": 8", "\"load_procs\": \"8\"", "string for a number");
 	expect_refused("\"load_procs\": 8", "\"load_procs\": 4294967296", "u32 overflow");
@@ -229,4 +310,4 @@ out:
 }
 
 TESTS(test_round_trip, test_round_trip_empty, test_nan_is_null, test_truncated_at_every_offset,
-      test_malformed, test_not_an_object, test_read_file)
+      test_malformed, test_unknown_members, test_not_an_object, test_read_file)
