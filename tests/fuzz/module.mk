@@ -1,5 +1,6 @@
-# fuzz: one libFuzzer target per decoder that reads bytes from the network, each with a
-# committed seed corpus (tests/fuzz/<target>/corpus) and its past crashes (crashes/).
+# fuzz: one libFuzzer target per decoder of bytes from the network or from a user's file,
+# each with a committed seed corpus (tests/fuzz/<target>/corpus) and its past crashes
+# (crashes/).
 #
 #   make check-fuzz   replay every corpus and crash file through the targets built in the
 #                     current BUILD (any compiler), then, when clang's libFuzzer is there,
@@ -12,7 +13,7 @@
 # FUZZ_TARGETS=... picks targets. The libFuzzer binaries are a BUILD=fuzz (clang) build in
 # FUZZ_O, next to the current one: build/release -> build/fuzz.
 FUZZ_TARGETS ?= recmark rpc_call nfs3_args mount_args portmap_args dispatch exports_parser \
-	bench_replies
+	bench_replies bench_json
 FUZZ_SECONDS ?= 60
 FUZZ_CHECK_RUNS ?= 20000
 FUZZ_CHECK_SECONDS ?= 6
@@ -23,9 +24,11 @@ FUZZ_BINS := $(foreach t,$(FUZZ_TARGETS),$(O)/tests/fuzz/$(t)/fuzz_$(t))
 
 # replay_<t>: the target with replay.c's main(); fuzz_<t>: the target with libFuzzer's.
 # ($(LIB) is not yet defined when this file is read, hence the literal path.)
-# FUZZ_OBJS_<t>: objects a target needs besides libshoal (shoal-bench's, for bench_replies).
+# FUZZ_OBJS_<t>: objects a target needs besides libshoal (shoal-bench's, for bench_replies
+# and bench_json).
 FUZZ_OBJS_bench_replies := $(O)/tools/bench/client_conn.o
-$(O)/tests/fuzz/bench_replies/%.o: CFLAGS += -Itools/bench
+FUZZ_OBJS_bench_json := $(O)/tools/bench/bench_json.o
+$(O)/tests/fuzz/bench_replies/%.o $(O)/tests/fuzz/bench_json/%.o: CFLAGS += -Itools/bench
 define FUZZ_RULES
 $(O)/tests/fuzz/$(1)/replay_$(1): $(O)/tests/fuzz/$(1)/fuzz_$(1).o $(O)/tests/fuzz/replay.o \
 		$(FUZZ_OBJS_$(1)) $(O)/libshoal.a
