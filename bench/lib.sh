@@ -1,4 +1,4 @@
-# lib.sh - what bench/sfs.sh and bench/point.sh share: the usage text (a script's own
+# lib.sh - what bench/sfs.sh, bench/point.sh and bench/meta.sh share: the usage text (a script's own
 # header comment), the BUILD_DIR argument, the private network namespace they run in,
 # and starting shoal-server in its quick-start mode. Sourced, not run.
 

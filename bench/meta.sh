@@ -8,15 +8,13 @@
 #   bench/meta.sh BUILD_DIR [SECONDS]
 set -euo pipefail
 
-build=${1:?usage: meta.sh BUILD_DIR [SECONDS]}
-secs=${2:-10}
-build=$(realpath "$build")
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
 
-if [ "${SHOAL_IN_NETNS:-}" != 1 ]; then
-	exec env SHOAL_IN_NETNS=1 unshare --net --mount "$0" "$@"
-fi
-ip link set lo up
+bench_build "${1:-}"
+secs=${2:-10}
+case $secs in '' | *[!0-9]* | 0) echo "meta.sh: SECONDS is a whole number, not '$secs'" >&2; exit 2 ;; esac
+bench_netns "$@"
 
 work=$(mktemp -d /tmp/shoal-meta.XXXXXX)
 spid=""
@@ -32,12 +30,7 @@ load() { # pid path
 	"$build/tools/nfsload/nfsload" -c 4 -d 32 -w 2 -t "$secs" -p "$1" "$2"
 }
 
-# shoal-server: ready line on fd 3 tells us it serves.
-exec 3< <("$build/shoal-server" --no-portmap --state-dir "$work/state" --ready-fd 1 \
-	--log-level warn "$work/shoal-export" 2>"$work/shoal.log")
-spid=$!
-read -r -t 20 ready <&3 || { echo "meta.sh: shoal-server did not start" >&2; cat "$work/shoal.log" >&2; exit 1; }
-spid=$(pgrep -f -n "shoal-server --no-portmap --state-dir $work/state")
+bench_start_shoal "$work/state" "$work/shoal-export" "$work/shoal.log" --log-level warn
 shoal=$(load "$spid" "$work/shoal-export")
 kill "$spid"
 for ((i = 0; i < 100; i++)); do kill -0 "$spid" 2>/dev/null || break; sleep 0.1; done
