@@ -1,6 +1,6 @@
-# lib.sh - what bench/sfs.sh, bench/point.sh and bench/meta.sh share: the usage text (a script's own
-# header comment), the BUILD_DIR argument, the private network namespace they run in,
-# and starting shoal-server in its quick-start mode. Sourced, not run.
+# lib.sh - what bench/sfs.sh, bench/point.sh and bench/meta.sh share: the usage text (a
+# script's own header comment), the BUILD_DIR argument, the private network namespace
+# they run in, and starting shoal-server in its quick-start mode. Sourced, not run.
 
 # Print the calling script's header comment (line 2 up to "set -euo") and exit 2.
 bench_usage() {
