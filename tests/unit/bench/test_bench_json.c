@@ -141,135 +141,149 @@ static int parse_edited(const char *from, const char *to, struct bench_run *b, c
 	return rc;
 }
 
-/* The fixture's JSON with @from replaced by @to is refused, the error placed. */
-static void expect_refused(const char *from, const char *to, const char *why)
+/* One edit of the fixture's JSON: @from replaced by @to, for the reason @why. */
+struct edit {
+	const char *from, *to, *why;
+};
+
+/* The fixture's JSON with @e applied is refused, the error placed. */
+static void expect_refused(const struct edit *e)
 {
 	struct bench_run *b = new_run();
 	char err[160] = "";
-	int rc = parse_edited(from, to, b, err, sizeof(err));
+	int rc = parse_edited(e->from, e->to, b, err, sizeof(err));
 
 	if (rc == 0) {
-		fprintf(stderr, "accepted: %s\n", why);
+		fprintf(stderr, "accepted: %s\n", e->why);
 		test_failed_checks++;
 	} else if (rc < 0 && !strstr(err, "byte ")) {
-		fprintf(stderr, "no position in the error for %s: %s\n", why, err);
+		fprintf(stderr, "no position in the error for %s: %s\n", e->why, err);
 		test_failed_checks++;
 	}
 	free(b);
 }
 
-/* The fixture's JSON with @from replaced by @to reads as the fixture itself. */
-static void expect_skipped(const char *from, const char *to, const char *why)
+/* The fixture's JSON with @e applied reads as the fixture itself. */
+static void expect_skipped(const struct edit *e)
 {
 	struct bench_run *a = new_run(), *b = new_run();
 	char err[160] = "";
 
 	fixture_run(a);
-	if (parse_edited(from, to, b, err, sizeof(err)) != 0) {
-		fprintf(stderr, "refused: %s: %s\n", why, err);
+	if (parse_edited(e->from, e->to, b, err, sizeof(err)) != 0) {
+		fprintf(stderr, "refused: %s: %s\n", e->why, err);
 		test_failed_checks++;
 	} else if (memcmp(a, b, sizeof(*a)) != 0) {
-		fprintf(stderr, "read differently: %s\n", why);
+		fprintf(stderr, "read differently: %s\n", e->why);
 		test_failed_checks++;
 	}
 	free(a);
 	free(b);
 }
 
+/* Members a later shoal-bench may add, of every JSON type and at every level, the last
+ * nested as deep as the reader allows. */
+static const struct edit unknown_skipped[] = {
+	{"\"label\"", "\"new_text\": \"a \\\"b\\\" \\u00e9 \\ud83d\\ude00\", \"label\"",
+	 "a string, at the top"},
+	{"\"label\"", "\"new_number\": -1.5e-3, \"label\"", "a number"},
+	{"\"label\"", "\"t\": true, \"f\": false, \"n\": null, \"label\"", "literals"},
+	{"\"label\"",
+	 "\"new_tree\": {\"a\": [1, {\"b\": []}, {}, \"c\"], \"d\": {\"e\": null}}, "
+	 "\"label\"",
+	 "nested objects and arrays"},
+	{"\"label\"", "\"a_key_longer_than_any_field_name_yet_0123456789abcdef\": 0, \"label\"",
+	 "a long key"},
+	{"\"procs\": 4", "\"procs\": 4, \"new\": [0]", "in a target"},
+	{"\"mean_ms\"", "\"new\": {}, \"mean_ms\"", "in a point"},
+	{"{\"proc\": 1, ", "{\"proc\": 1, \"new\": \"x\", ", "in an operation"},
+	{"{\"name\": \"shoal-loop\", ", "{\"name\": \"shoal-loop\", \"new\": 1, ",
+	 "in a thread group"},
+	{"\"label\"", "\"deep\": [[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]], \"label\"",
+	 "nested sixteen deep"},
+};
+
+/* What is skipped must still be JSON. */
+static const struct edit unknown_refused[] = {
+	{"\"label\"", "\"new\": tru, \"label\"", "a bad literal, skipped"},
+	{"\"label\"", "\"new\": 01, \"label\"", "a bad number, skipped"},
+	{"\"label\"", "\"new\": 'x', \"label\"", "a bad string, skipped"},
+	{"\"label\"", "\"new\": \"a\nb\", \"label\"", "a raw newline, skipped"},
+	{"\"label\"", "\"new\": \"\\ud800\", \"label\"", "a lone surrogate, skipped"},
+	{"\"label\"", "\"new\": [1 2], \"label\"", "a missing comma, skipped"},
+	{"\"label\"", "\"new\": {\"a\" 1}, \"label\"", "a missing colon, skipped"},
+	{"\"label\"", "\"new\": {1: 2}, \"label\"", "a number as key, skipped"},
+	{"\"label\"", "\"new\": [1,], \"label\"", "a trailing comma, skipped"},
+	{"\"label\"", "\"new\": , \"label\"", "no value, skipped"},
+	{"\"label\"", "\"deep\": [[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]], \"label\"",
+	 "nested seventeen deep"},
+	{"\"label\"",
+	 "\"a_key_longer_than_the_reader_takes_0123456789abcdef0123456789abcdef\": "
+	 "0, \"label\"",
+	 "a key over 63 bytes"},
+};
+
 /*
- * Members a later shoal-bench may add, of every JSON type and at every level, are
- * skipped: the rest reads exactly as without them (runs of different versions can be
- * charted together).
+ * Members a later shoal-bench may add are skipped: the rest reads exactly as without
+ * them (runs of different versions can be charted together); but only well-formed ones.
  */
 static void test_unknown_members(void)
 {
-	expect_skipped("\"label\"",
-		       "\"new_text\": \"a \\\"b\\\" \\u00e9 \\ud83d\\ude00\", \"label\"",
-		       "a string, at the top");
-	expect_skipped("\"label\"", "\"new_number\": -1.5e-3, \"label\"", "a number");
-	expect_skipped("\"label\"", "\"t\": true, \"f\": false, \"n\": null, \"label\"",
-		       "literals");
-	expect_skipped("\"label\"",
-		       "\"new_tree\": {\"a\": [1, {\"b\": []}, {}, \"c\"], \"d\": {\"e\": null}}, "
-		       "\"label\"",
-		       "nested objects and arrays");
-	expect_skipped("\"label\"",
-		       "\"a_key_longer_than_any_field_name_yet_0123456789abcdef\": 0, \"label\"",
-		       "a long key");
-	expect_skipped("\"procs\": 4", "\"procs\": 4, \"new\": [0]", "in a target");
-	expect_skipped("\"mean_ms\"", "\"new\": {}, \"mean_ms\"", "in a point");
-	expect_skipped("{\"proc\": 1, ", "{\"proc\": 1, \"new\": \"x\", ", "in an operation");
-	expect_skipped("{\"name\": \"shoal-loop\", ", "{\"name\": \"shoal-loop\", \"new\": 1, ",
-		       "in a thread group");
-	/* Sixteen levels below the member are allowed. */
-	expect_skipped("\"label\"", "\"deep\": [[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]], \"label\"",
-		       "nested sixteen deep");
-
-	/* What is skipped must still be JSON. */
-	expect_refused("\"label\"", "\"new\": tru, \"label\"", "a bad literal, skipped");
-	expect_refused("\"label\"", "\"new\": 01, \"label\"", "a bad number, skipped");
-	expect_refused("\"label\"", "\"new\": 'x', \"label\"", "a bad string, skipped");
-	expect_refused("\"label\"", "\"new\": \"a\nb\", \"label\"", "a raw newline, skipped");
-	expect_refused("\"label\"", "\"new\": \"\\ud800\", \"label\"", "a lone surrogate, skipped");
-	expect_refused("\"label\"", "\"new\": [1 2], \"label\"", "a missing comma, skipped");
-	expect_refused("\"label\"", "\"new\": {\"a\" 1}, \"label\"", "a missing colon, skipped");
-	expect_refused("\"label\"", "\"new\": {1: 2}, \"label\"", "a number as key, skipped");
-	expect_refused("\"label\"", "\"new\": [1,], \"label\"", "a trailing comma, skipped");
-	expect_refused("\"label\"", "\"new\": , \"label\"", "no value, skipped");
-	expect_refused("\"label\"", "\"deep\": [[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]], \"label\"",
-		       "nested seventeen deep");
-	expect_refused("\"label\"",
-		       "\"a_key_longer_than_the_reader_takes_0123456789abcdef0123456789abcdef\": "
-		       "0, \"label\"",
-		       "a key over 63 bytes");
+	for (size_t i = 0; i < sizeof(unknown_skipped) / sizeof(unknown_skipped[0]); i++)
+		expect_skipped(&unknown_skipped[i]);
+	for (size_t i = 0; i < sizeof(unknown_refused) / sizeof(unknown_refused[0]); i++)
+		expect_refused(&unknown_refused[i]);
 }
+
+/* Edits of the fixture that make it malformed or mistyped. */
+static const struct edit malformed[] = {
+	{"\"format\": \"shoal-bench/1\"", "\"format\": \"shoal-bench/2\"", "another format"},
+	{"\"format\": \"shoal-bench/1\",", "", "no format"},
+	{"\"date\"", "\"label\"", "repeated key"},
+	{"\"load_procs\": 8", "\"load_procs\": \"8\"", "string for a number"},
+	{"\"load_procs\": 8", "\"load_procs\": 4294967296", "u32 overflow"},
+	{"\"load_procs\": 8", "\"load_procs\": -8", "negative count"},
+	{"\"load_procs\": 8", "\"load_procs\": 8.5", "fraction for a count"},
+	{"\"load_procs\": 8", "\"load_procs\": 08", "leading zero"},
+	{"\"fileset_bytes\": 193273528320", "\"fileset_bytes\": 18446744073709551616",
+	 "u64 overflow"},
+	{"\"working_set_pct\": 30", "\"working_set_pct\": 30.", "bad number"},
+	{"\"working_set_pct\": 30", "\"working_set_pct\": 1e999", "infinite"},
+	{"\"working_set_pct\": 30", "\"working_set_pct\": NaN", "NaN literal"},
+	{"\"valid\": true", "\"valid\": 1", "number for a bool"},
+	{"\"label\": \"shoal\"", "\"label\": \"sh\noal\"", "raw newline"},
+	{"\"label\": \"shoal\"", "\"label\": \"sh\\xoal\"", "bad escape"},
+	{"\"label\": \"shoal\"", "\"label\": \"\\u0000\"", "NUL escape"},
+	{"\"label\": \"shoal\"", "\"label\": \"\\ud800\"", "lone surrogate"},
+	{"\"workload\": \"SFS2008-NFSv3\"", "\"workload\": \"0123456789012345678901234567890123\"",
+	 "string too long for its field"},
+	{"\"proc\": 1,", "\"proc\": 24,", "procedure out of range"},
+	{"\"proc\": 2,", "\"proc\": 1,", "procedure twice"},
+	{"{\"proc\": 1, ", "{", "operation without proc"},
+	{"\"targets\": [",
+	 "\"targets\": [{\"procs\": 1}, {}, {}, {}, {}, {}, "
+	 "{}, {}, {}, {}, {}, {}, {}, {}, {}, {},",
+	 "too many targets"},
+	{"\"procs\": 4}", "\"procs\": 4,}", "trailing comma"},
+	{"\n}\n", "\n}\n}", "data after the object"},
+	{"\"points\": [", "\"points\": {", "object for an array"},
+	{"\"label\": ", "\"label\" ", "missing colon"},
+	{"{\"name\": \"shoal-loop\", ", "{", "thread group without a name"},
+	{"\"server_threads\": [",
+	 "\"server_threads\": [{\"name\": \"a\"}, {\"name\": \"b\"}, {\"name\": \"c\"}, "
+	 "{\"name\": \"d\"}, {\"name\": \"e\"}, {\"name\": \"f\"}, {\"name\": \"g\"}, "
+	 "{\"name\": \"h\"},",
+	 "too many thread groups"},
+	{"\"server_threads\": [", "\"server_threads\": [], \"server_threads\": [",
+	 "thread groups twice"},
+	{"\"cpu_us_per_op\": ", "\"cpu_us_per_op\": \"x\", \"y\": ",
+	 "string for a thread group's CPU"},
+};
 
 static void test_malformed(void)
 {
-	expect_refused("\"format\": \"shoal-bench/1\"", "\"format\": \"shoal-bench/2\"",
-		       "another format");
-	expect_refused("\"format\": \"shoal-bench/1\",", "", "no format");
-	expect_refused("\"date\"", "\"label\"", "repeated key");
-	expect_refused("\"load_procs\": 8", "\"load_procs\": \"8\"", "string for a number");
-	expect_refused("\"load_procs\": 8", "\"load_procs\": 4294967296", "u32 overflow");
-	expect_refused("\"load_procs\": 8", "\"load_procs\": -8", "negative count");
-	expect_refused("\"load_procs\": 8", "\"load_procs\": 8.5", "fraction for a count");
-	expect_refused("\"load_procs\": 8", "\"load_procs\": 08", "leading zero");
-	expect_refused("\"fileset_bytes\": 193273528320", "\"fileset_bytes\": 18446744073709551616",
-		       "u64 overflow");
-	expect_refused("\"working_set_pct\": 30", "\"working_set_pct\": 30.", "bad number");
-	expect_refused("\"working_set_pct\": 30", "\"working_set_pct\": 1e999", "infinite");
-	expect_refused("\"working_set_pct\": 30", "\"working_set_pct\": NaN", "NaN literal");
-	expect_refused("\"valid\": true", "\"valid\": 1", "number for a bool");
-	expect_refused("\"label\": \"shoal\"", "\"label\": \"sh\noal\"", "raw newline");
-	expect_refused("\"label\": \"shoal\"", "\"label\": \"sh\\xoal\"", "bad escape");
-	expect_refused("\"label\": \"shoal\"", "\"label\": \"\\u0000\"", "NUL escape");
-	expect_refused("\"label\": \"shoal\"", "\"label\": \"\\ud800\"", "lone surrogate");
-	expect_refused("\"workload\": \"SFS2008-NFSv3\"",
-		       "\"workload\": \"0123456789012345678901234567890123\"",
-		       "string too long for its field");
-	expect_refused("\"proc\": 1,", "\"proc\": 24,", "procedure out of range");
-	expect_refused("\"proc\": 2,", "\"proc\": 1,", "procedure twice");
-	expect_refused("{\"proc\": 1, ", "{", "operation without proc");
-	expect_refused("\"targets\": [",
-		       "\"targets\": [{\"procs\": 1}, {}, {}, {}, {}, {}, "
-		       "{}, {}, {}, {}, {}, {}, {}, {}, {}, {},",
-		       "too many targets");
-	expect_refused("\"procs\": 4}", "\"procs\": 4,}", "trailing comma");
-	expect_refused("\n}\n", "\n}\n}", "data after the object");
-	expect_refused("\"points\": [", "\"points\": {", "object for an array");
-	expect_refused("\"label\": ", "\"label\" ", "missing colon");
-	expect_refused("{\"name\": \"shoal-loop\", ", "{", "thread group without a name");
-	expect_refused(
-		"\"server_threads\": [",
-		"\"server_threads\": [{\"name\": \"a\"}, {\"name\": \"b\"}, {\"name\": \"c\"}, "
-		"{\"name\": \"d\"}, {\"name\": \"e\"}, {\"name\": \"f\"}, {\"name\": \"g\"}, "
-		"{\"name\": \"h\"},",
-		"too many thread groups");
-	expect_refused("\"server_threads\": [", "\"server_threads\": [], \"server_threads\": [",
-		       "thread groups twice");
-	expect_refused("\"cpu_us_per_op\": ", "\"cpu_us_per_op\": \"x\", \"y\": ",
-		       "string for a thread group's CPU");
+	for (size_t i = 0; i < sizeof(malformed) / sizeof(malformed[0]); i++)
+		expect_refused(&malformed[i]);
 }
 
 static void test_not_an_object(void)
