@@ -139,6 +139,22 @@ if [ "$before" -gt 100 ] && [ $((after - before)) -lt 50 ] && [ $((before - afte
 else
 	fail "reuse: expected about $before files after the second run got $after"
 fi
+# A mix of REMOVE alone: each process has a few spare files to remove (32), then only
+# what it creates itself. Once the spares are gone a REMOVE that finds none is issued as
+# a CREATE, so the point runs to its end (it used to spin forever choosing REMOVE).
+printf 'SFS MIXFILE VERSION 2\nremove 100%%\n' >"$T/remove.mix"
+out=$(run_bench --reuse-fileset --mix "$T/remove.mix" --load 200 --points 1 --runtime 2)
+check remove-only-exit-status 0 "$?"
+for op in REMOVE CREATE; do
+	line=$(printf '%s\n' "$out" | grep "^op $op ")
+	ok_n=$(printf '%s\n' "$line" | sed -n 's/.* ok \([0-9]*\) .*/\1/p')
+	err_n=$(printf '%s\n' "$line" | sed -n 's/.* errors \([0-9]*\) .*/\1/p')
+	if [ -n "$ok_n" ] && [ "$ok_n" -gt 64 ] && [ "$err_n" = 0 ]; then
+		ok "remove-only-$op: $ok_n answered, no error"
+	else
+		fail "remove-only-$op: expected more than 64 answers and 0 errors got '${line:-no line}'"
+	fi
+done
 stop_server bench
 # No call of any run was answered from the duplicate request cache: the rerun repeats
 # the reuse run's calls (same seeds), so it must not repeat their XIDs, or the

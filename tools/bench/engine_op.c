@@ -277,10 +277,7 @@ static void start_op(struct bench_proc *p, uint64_t now)
 	struct bench_slot *s = &p->slots[p->freestk[--p->nfree]];
 	uint32_t op;
 
-	do
-		op = bench_mix_pick(&cfg->mix, bench_rand(&p->rng));
-	while ((op == NFS3PROC_REMOVE && p->rmq_len == 0) ||
-	       (op == NFS3PROC_CREATE && p->rmq_len == p->rmq_cap));
+	op = bench_mix_pick_pool(&cfg->mix, &p->rng, p->rmq_len, p->rmq_cap);
 	memset(s, 0, sizeof(*s));
 	s->busy = true;
 	s->op = op;

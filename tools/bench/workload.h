@@ -58,6 +58,15 @@ bool bench_mix_init(struct bench_mix *m, const struct bench_mix_entry *e, unsign
 int bench_mix_load(struct bench_mix *m, const char *path, char *err, unsigned errlen);
 /* The procedure chosen by a uniform 64-bit random number. */
 uint32_t bench_mix_pick(const struct bench_mix *m, uint64_t rnd);
+/*
+ * The procedure a load process issues next, drawn from @m with @rng, when its pool of
+ * files for CREATE and REMOVE holds @pool of at most @cap (cap > 0): a REMOVE needs a
+ * file there, a CREATE room for one. A draw that cannot be issued is drawn again, so
+ * the other shares keep their proportions; after 16 such draws in a row (a mix of
+ * only REMOVE, or of only CREATE with the pool full) the other of the two is issued,
+ * which makes room or a file for the next. So no mix stalls a load process.
+ */
+uint32_t bench_mix_pick_pool(const struct bench_mix *m, uint64_t *rng, uint32_t pool, uint32_t cap);
 /* "GETATTR" for NFS3PROC_GETATTR; "?" when out of range. */
 const char *bench_proc_name(uint32_t proc);
 /* NFS3PROC_* for a name (case-insensitive), or -1. */

@@ -74,6 +74,28 @@ uint32_t bench_mix_pick(const struct bench_mix *m, uint64_t rnd)
 	return m->e[i].proc;
 }
 
+/* Draws of the mix that may meet a CREATE or REMOVE that cannot be issued before
+ * bench_mix_pick_pool() gives up drawing and picks the other of the two. */
+#define POOL_REDRAWS 16
+
+static bool pool_allows(uint32_t proc, uint32_t pool, uint32_t cap)
+{
+	return !(proc == NFS3PROC_REMOVE && pool == 0) && !(proc == NFS3PROC_CREATE && pool >= cap);
+}
+
+uint32_t bench_mix_pick_pool(const struct bench_mix *m, uint64_t *rng, uint32_t pool, uint32_t cap)
+{
+	uint32_t proc = 0;
+
+	for (int i = 0; i < POOL_REDRAWS; i++) {
+		proc = bench_mix_pick(m, bench_rand(rng));
+		if (pool_allows(proc, pool, cap))
+			return proc;
+	}
+	/* A mix of (almost) nothing but the blocked one: the other refills or drains. */
+	return proc == NFS3PROC_REMOVE ? NFS3PROC_CREATE : NFS3PROC_REMOVE;
+}
+
 static void set_err(char *err, unsigned errlen, const char *path, int line, const char *what)
 {
 	snprintf(err, errlen, "%s:%d: %s", path, line, what);

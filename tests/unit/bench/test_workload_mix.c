@@ -1,6 +1,7 @@
 /*
  * test_workload_mix.c - the operation mix: the SFS2008 table sums to 100, long-run
- * draws match it within 0.1 percentage points, mix files parse.
+ * draws match it within 0.1 percentage points, the CREATE/REMOVE pool's limits never
+ * stall a draw, mix files parse.
  */
 #include <math.h>
 #include <stdio.h>
@@ -46,6 +47,54 @@ static void test_long_run_frequencies(void)
 	CHECK_EQ(count[NFS3PROC_FSINFO], 0);
 }
 
+/* With room and files in the pool, the pool never changes a draw. */
+static void test_pool_free(void)
+{
+	struct bench_mix m;
+	uint64_t a = 7, b = 7;
+
+	CHECK(bench_mix_init(&m, bench_mix_sfs2008, bench_mix_sfs2008_n));
+	for (int i = 0; i < 100000; i++)
+		CHECK_EQ(bench_mix_pick_pool(&m, &a, 10, 20), bench_mix_pick(&m, bench_rand(&b)));
+}
+
+/* An empty pool: no REMOVE, the other shares in proportion (GETATTR 26 of 99). */
+static void test_pool_empty(void)
+{
+	uint64_t count[NFS3_NPROCS] = {0};
+	struct bench_mix m;
+	uint64_t s = 3;
+
+	CHECK(bench_mix_init(&m, bench_mix_sfs2008, bench_mix_sfs2008_n));
+	for (int i = 0; i < DRAWS / 4; i++)
+		count[bench_mix_pick_pool(&m, &s, 0, 20)]++;
+	CHECK_EQ(count[NFS3PROC_REMOVE], 0);
+	CHECK(fabs(100.0 * (double)count[NFS3PROC_GETATTR] / (DRAWS / 4) - 2600.0 / 99) < 0.2);
+	CHECK(fabs(100.0 * (double)count[NFS3PROC_CREATE] / (DRAWS / 4) - 100.0 / 99) < 0.1);
+}
+
+/* Mixes that could only draw what the pool forbids get the other one, never a stall. */
+static void test_pool_only(void)
+{
+	const struct bench_mix_entry rm[] = {{NFS3PROC_REMOVE, 100}};
+	const struct bench_mix_entry cr[] = {{NFS3PROC_CREATE, 100}};
+	const struct bench_mix_entry most[] = {{NFS3PROC_REMOVE, 99.99}, {NFS3PROC_GETATTR, 0.01}};
+	struct bench_mix m;
+	uint64_t s = 5;
+
+	CHECK(bench_mix_init(&m, rm, 1));
+	CHECK_EQ(bench_mix_pick_pool(&m, &s, 0, 4), NFS3PROC_CREATE);
+	CHECK_EQ(bench_mix_pick_pool(&m, &s, 1, 4), NFS3PROC_REMOVE);
+	CHECK_EQ(bench_mix_pick_pool(&m, &s, 4, 4), NFS3PROC_REMOVE);
+	CHECK(bench_mix_init(&m, cr, 1));
+	CHECK_EQ(bench_mix_pick_pool(&m, &s, 4, 4), NFS3PROC_REMOVE);
+	CHECK_EQ(bench_mix_pick_pool(&m, &s, 3, 4), NFS3PROC_CREATE);
+	CHECK_EQ(bench_mix_pick_pool(&m, &s, 0, 4), NFS3PROC_CREATE);
+	CHECK(bench_mix_init(&m, most, 2));
+	for (int i = 0; i < 1000; i++)
+		CHECK(bench_mix_pick_pool(&m, &s, 0, 4) != NFS3PROC_REMOVE);
+}
+
 static void test_bad_mix(void)
 {
 	struct bench_mix m;
@@ -76,4 +125,5 @@ static void test_mix_file(void)
 	CHECK_EQ(bench_proc_by_name("readdirplus"), NFS3PROC_READDIRPLUS);
 }
 
-TESTS(test_table, test_long_run_frequencies, test_bad_mix, test_mix_file);
+TESTS(test_table, test_long_run_frequencies, test_pool_free, test_pool_empty, test_pool_only,
+      test_bad_mix, test_mix_file);
