@@ -235,7 +235,7 @@ static void setup_meta(struct bench_proc *p, struct bench_slot *s, const struct 
 		ok = nfs3_enc_read_args(&o, &a);
 		break;
 	}
-	default: /* NULL */
+	default: /* NULL: bench_mix_init() refuses every procedure not handled above */
 		call_begin(p, s, NFS3PROC_NULL, &o);
 		ok = true;
 		break;

@@ -48,8 +48,12 @@ struct bench_mix {
 extern const struct bench_mix_entry bench_mix_sfs2008[];
 extern const unsigned bench_mix_sfs2008_n;
 
+/* Whether the engine can send procedure @proc (engine_op.c): not MKDIR, SYMLINK, MKNOD,
+ * RMDIR, RENAME or LINK, which the SFS2008 mix does not have. */
+bool bench_proc_generated(uint32_t proc);
 /* Build a mix from @n entries whose percentages sum to about 100. False if they do not
- * (outside 99.9..100.1), if @n exceeds BENCH_MAX_OPS or a procedure number is invalid. */
+ * (outside 99.9..100.1), if @n exceeds BENCH_MAX_OPS or a procedure is not one the
+ * engine generates (a report must not count calls it never made). */
 bool bench_mix_init(struct bench_mix *m, const struct bench_mix_entry *e, unsigned n);
 /*
  * Read a mix file in the SFS lineage's format: first line "SFS MIXFILE VERSION 2",

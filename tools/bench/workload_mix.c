@@ -41,6 +41,31 @@ int bench_proc_by_name(const char *name)
 	return -1;
 }
 
+bool bench_proc_generated(uint32_t proc)
+{
+	switch (proc) {
+	case NFS3PROC_NULL:
+	case NFS3PROC_GETATTR:
+	case NFS3PROC_SETATTR:
+	case NFS3PROC_LOOKUP:
+	case NFS3PROC_ACCESS:
+	case NFS3PROC_READLINK:
+	case NFS3PROC_READ:
+	case NFS3PROC_WRITE:
+	case NFS3PROC_CREATE:
+	case NFS3PROC_REMOVE:
+	case NFS3PROC_READDIR:
+	case NFS3PROC_READDIRPLUS:
+	case NFS3PROC_FSSTAT:
+	case NFS3PROC_FSINFO:
+	case NFS3PROC_PATHCONF:
+	case NFS3PROC_COMMIT:
+		return true;
+	default:
+		return false;
+	}
+}
+
 bool bench_mix_init(struct bench_mix *m, const struct bench_mix_entry *e, unsigned n)
 {
 	double total = 0, acc = 0;
@@ -48,7 +73,7 @@ bool bench_mix_init(struct bench_mix *m, const struct bench_mix_entry *e, unsign
 	if (n == 0 || n > BENCH_MAX_OPS)
 		return false;
 	for (unsigned i = 0; i < n; i++) {
-		if (e[i].proc >= NFS3_NPROCS || e[i].pct < 0)
+		if (!bench_proc_generated(e[i].proc) || e[i].pct < 0)
 			return false;
 		total += e[i].pct;
 	}
@@ -131,9 +156,24 @@ int bench_mix_load(struct bench_mix *m, const char *path, char *err, unsigned er
 			p++;
 		if (*p == '#' || *p == '\0')
 			continue;
-		if (sscanf(p, "%31s %lf", name, &pct) != 2 ||
-		    (proc = bench_proc_by_name(name)) < 0 || n == BENCH_MAX_OPS) {
+		if (sscanf(p, "%31s %lf", name, &pct) != 2 || n == BENCH_MAX_OPS) {
 			set_err(err, errlen, path, line, "expected '<opname> <pct>%'");
+			goto out;
+		}
+		proc = bench_proc_by_name(name);
+		if (proc < 0) {
+			set_err(err, errlen, path, line, "not an NFSv3 operation");
+			goto out;
+		}
+		if (!bench_proc_generated((uint32_t)proc)) {
+			char what[200];
+
+			snprintf(what, sizeof(what),
+				 "%s is not sent by shoal-bench (it sends NULL, GETATTR, SETATTR, "
+				 "LOOKUP, ACCESS, READLINK, READ, WRITE, CREATE, REMOVE, READDIR, "
+				 "READDIRPLUS, FSSTAT, FSINFO, PATHCONF and COMMIT)",
+				 bench_proc_name((uint32_t)proc));
+			set_err(err, errlen, path, line, what);
 			goto out;
 		}
 		if (pct > 0)

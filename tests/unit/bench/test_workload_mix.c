@@ -1,10 +1,12 @@
 /*
  * test_workload_mix.c - the operation mix: the SFS2008 table sums to 100, long-run
  * draws match it within 0.1 percentage points, the CREATE/REMOVE pool's limits never
- * stall a draw, mix files parse.
+ * stall a draw, mix files parse, and a mix of an operation shoal-bench cannot send
+ * (MKDIR...) is refused with a message naming the line.
  */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "nfs3/nfs3.h"
@@ -101,8 +103,58 @@ static void test_bad_mix(void)
 	const struct bench_mix_entry bad[] = {{NFS3PROC_GETATTR, 50}, {NFS3PROC_LOOKUP, 40}};
 	const struct bench_mix_entry badproc[] = {{99, 100}};
 
+	const struct bench_mix_entry mkdir[] = {{NFS3PROC_GETATTR, 50}, {NFS3PROC_MKDIR, 50}};
+
 	CHECK(!bench_mix_init(&m, bad, 2));
 	CHECK(!bench_mix_init(&m, badproc, 1));
+	/* MKDIR would go out as NULL calls counted as MKDIR: refused */
+	CHECK(!bench_mix_init(&m, mkdir, 2));
+	for (uint32_t proc = 0; proc < NFS3_NPROCS; proc++) {
+		const struct bench_mix_entry one[] = {{proc, 100}};
+
+		CHECK_EQ(bench_mix_init(&m, one, 1), bench_proc_generated(proc));
+	}
+	CHECK(!bench_proc_generated(NFS3PROC_RENAME));
+	CHECK(bench_proc_generated(NFS3PROC_COMMIT));
+}
+
+/* Write @text to a fresh mix file and load it; returns bench_mix_load()'s result. */
+static int load_text(const char *text, char *err, unsigned errlen)
+{
+	char path[] = "/tmp/shoal-mix.XXXXXX";
+	struct bench_mix m;
+	int fd = mkstemp(path), rc;
+	FILE *f = fdopen(fd, "w");
+
+	fputs(text, f);
+	fclose(f);
+	rc = bench_mix_load(&m, path, err, errlen);
+	unlink(path);
+	return rc;
+}
+
+/* Each way a mix file can be wrong is named in the message, with its line. */
+static void test_mix_file_errors(void)
+{
+	static const struct {
+		const char *text, *why;
+	} cases[] = {
+		{"SFS MIXFILE VERSION 2\ngetattr 50%\nmkdir 50%\n",
+		 ":3: MKDIR is not sent by shoal-bench"},
+		{"SFS MIXFILE VERSION 2\ngetattr 50%\nfrobnicate 50%\n",
+		 ":3: not an NFSv3 operation"},
+		{"SFS MIXFILE VERSION 2\ngetattr\n", ":2: expected '<opname> <pct>%'"},
+		{"SFS MIXFILE VERSION 2\ngetattr 50%\n", ":2: percentages must sum to 100"},
+	};
+	char err[256];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		err[0] = '\0';
+		CHECK_EQ(load_text(cases[i].text, err, sizeof(err)), -1);
+		if (!strstr(err, cases[i].why))
+			fprintf(stderr, "case %zu: got '%s'\n", i, err);
+		CHECK(strstr(err, cases[i].why) != NULL);
+	}
 }
 
 static void test_mix_file(void)
@@ -126,4 +178,4 @@ static void test_mix_file(void)
 }
 
 TESTS(test_table, test_long_run_frequencies, test_pool_free, test_pool_empty, test_pool_only,
-      test_bad_mix, test_mix_file);
+      test_bad_mix, test_mix_file, test_mix_file_errors);
