@@ -32,6 +32,12 @@ struct bench_file {
 	bool nonio;
 };
 
+/* Why an operation failed (bench_slot.fail_status): an nfsstat3 below BENCH_ST_RPC, or: */
+#define BENCH_ST_RPC	1000 /* + the reply's accept_stat, or + 100 + its reject_stat */
+#define BENCH_ST_LOST	2000 /* the connection was lost with the call in flight */
+#define BENCH_ST_ENCODE 3000 /* our own failure to encode the call: never expected */
+#define BENCH_ST_SHORT	3001 /* a result too short to hold the procedure's status */
+
 /* One logical operation in flight. */
 struct bench_slot {
 	uint64_t t_start;
@@ -54,7 +60,7 @@ struct bench_acc {
 /* Errors over the whole run, per operation: count and the last status seen. */
 struct bench_errs {
 	uint64_t n[NFS3_NPROCS];
-	uint32_t last[NFS3_NPROCS]; /* nfsstat3, or 1000 + rpc error, or 2000 = lost */
+	uint32_t last[NFS3_NPROCS]; /* fail_status */
 };
 
 struct bench_thread;

@@ -362,13 +362,15 @@ uint64_t bench_engine_errors(struct bench_engine *e, FILE *out)
 		if (!n)
 			continue;
 		total += n;
-		if (last >= 2000)
+		if (last >= BENCH_ST_LOST)
 			fprintf(out, "errors: %s %llu (last: %s)\n", bench_proc_name(op),
 				(unsigned long long)n,
-				last == 2000 ? "connection lost" : "call not encodable");
-		else if (last >= 1000)
+				last == BENCH_ST_LOST	 ? "connection lost"
+				: last == BENCH_ST_SHORT ? "result too short for its status"
+							 : "call not encodable");
+		else if (last >= BENCH_ST_RPC)
 			fprintf(out, "errors: %s %llu (last: RPC error %u)\n", bench_proc_name(op),
-				(unsigned long long)n, last - 1000);
+				(unsigned long long)n, last - BENCH_ST_RPC);
 		else
 			fprintf(out, "errors: %s %llu (last: nfsstat3 %u)\n", bench_proc_name(op),
 				(unsigned long long)n, last);

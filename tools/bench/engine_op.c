@@ -23,7 +23,6 @@
 #define READDIR_COUNT	   8192	 /* [U] SFS reads up to 128 entries; our dirs hold ~30 */
 #define READDIRPLUS_MAXCNT 32768 /* [U] */
 #define READ_TRIES	   8	 /* random picks to find a file the READ fits in */
-#define ST_ENCODE	   3000	 /* our own failure to encode: never expected */
 
 int bench_name(char *buf, size_t len, const char *prefix, uint32_t n)
 {
@@ -47,7 +46,7 @@ static void call_end(struct bench_proc *p, struct bench_slot *s, struct xdr_out 
 		return;
 	}
 	s->failed = true;
-	s->fail_status = ST_ENCODE;
+	s->fail_status = BENCH_ST_ENCODE;
 }
 
 /* Send READ or WRITE chunks until biod are in flight or the transfer is all asked for. */
@@ -344,10 +343,12 @@ void bench_proc_reply(struct bench_proc *p, const struct bench_reply *r, uint64_
 	s->phys++;
 	if (!r->ok) {
 		s->failed = true;
-		s->fail_status = 1000 + r->rpc_err;
+		s->fail_status = BENCH_ST_RPC + r->rpc_err;
+	} else if (s->op == NFS3PROC_NULL) {
+		/* NULL's result is void: no status to read */
 	} else if (!xdr_dec_u32(&c, &st)) {
 		s->failed = true;
-		s->fail_status = 1000 + 4; /* a result too short to hold a status */
+		s->fail_status = BENCH_ST_SHORT;
 	} else if (st != NFS3_OK && !(st == NFS3ERR_NOENT && s->expect_noent)) {
 		s->failed = true;
 		s->fail_status = st;
@@ -367,7 +368,7 @@ void bench_proc_kill(struct bench_proc *p, uint64_t now)
 			continue;
 		s->outstanding = 0;
 		s->failed = true;
-		s->fail_status = 2000;
+		s->fail_status = BENCH_ST_LOST;
 		complete(p, s, now);
 	}
 	p->dead = true;
