@@ -14,9 +14,14 @@
  * regular files, once read or written, an I/O descriptor shared by every caller.
  * A referenced node holds a reference on its export.
  *
+ * The hashed nodes on the export's own device are also indexed by inode number, so that
+ * READDIRPLUS can take an entry's handle from the cache instead of asking the kernel
+ * (vfs_cache_fh_by_ino()): the open reference keeps the number from being reused.
+ *
  * Locks: shard->lock protects the shard's buckets, LRU list and count, and the refs,
- * hashed and link fields of its nodes. It is a leaf lock; descriptors are closed
- * after it is dropped.
+ * hashed and link fields of its nodes. The inode shards' locks protect the index and
+ * nest inside it; both are leaf locks otherwise, and descriptors are closed after they
+ * are dropped.
  */
 #include <errno.h>
 #include <sched.h>
@@ -40,6 +45,75 @@ struct vfs_node_shard {
 	struct vfs_node *lru_head, *lru_tail; /* unreferenced nodes, newest first */
 	unsigned count;			      /* hashed nodes */
 };
+
+#define INO_BUCKETS 256
+
+struct vfs_ino_shard {
+	pthread_mutex_t lock;
+	struct vfs_node *buckets[INO_BUCKETS];
+};
+
+static struct vfs_ino_shard *ino_shard_of(struct vfs_export *ve, uint64_t ino)
+{
+	return &ve->ino_shards[ino % VFS_CACHE_SHARDS];
+}
+
+static struct vfs_node **ino_bucket_of(struct vfs_ino_shard *is, uint64_t ino)
+{
+	return &is->buckets[(ino / VFS_CACHE_SHARDS) % INO_BUCKETS];
+}
+
+/* Add hashed node @n to the inode index, if it belongs there (its shard lock held). */
+static void ino_add(struct vfs_node *n)
+{
+	struct vfs_ino_shard *is;
+
+	if (!n->ino_indexed)
+		return;
+	is = ino_shard_of(n->ve, n->ino);
+	pthread_mutex_lock(&is->lock);
+	n->inext = *ino_bucket_of(is, n->ino);
+	*ino_bucket_of(is, n->ino) = n;
+	pthread_mutex_unlock(&is->lock);
+}
+
+/* Take @n out of the inode index as it is unhashed (its shard lock held). */
+static void ino_del(struct vfs_node *n)
+{
+	struct vfs_ino_shard *is;
+	struct vfs_node **pp;
+
+	if (!n->ino_indexed)
+		return;
+	is = ino_shard_of(n->ve, n->ino);
+	pthread_mutex_lock(&is->lock);
+	for (pp = ino_bucket_of(is, n->ino); *pp && *pp != n; pp = &(*pp)->inext)
+		;
+	if (*pp)
+		*pp = n->inext;
+	pthread_mutex_unlock(&is->lock);
+	n->inext = NULL;
+	n->ino_indexed = false;
+}
+
+bool vfs_cache_fh_by_ino(struct vfs_export *ve, uint64_t dev, uint64_t ino, struct vfs_fh *out)
+{
+	struct vfs_ino_shard *is = ino_shard_of(ve, ino);
+	bool found = false;
+
+	if (dev != (uint64_t)ve->root_dev)
+		return false;
+	pthread_mutex_lock(&is->lock);
+	for (struct vfs_node *n = *ino_bucket_of(is, ino); n; n = n->inext) {
+		if (n->ino == ino) {
+			*out = n->fh;
+			found = true;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&is->lock);
+	return found;
+}
 
 static struct vfs_node_shard *shard_of(struct vfs_export *ve, uint64_t hash)
 {
@@ -86,6 +160,7 @@ static void unhash(struct vfs_node_shard *sh, struct vfs_node *n)
 	n->hnext = NULL;
 	n->hashed = false;
 	sh->count--;
+	ino_del(n);
 }
 
 static struct vfs_node *find(struct vfs_node_shard *sh, uint64_t hash, const uint8_t *fh,
@@ -163,8 +238,8 @@ static void free_chain(struct vfs_node *n)
 }
 
 /* Find or insert the node for authenticated handle @fh with object reference @fd
- * (consumed). */
-static int insert(struct vfs_export *ve, const struct vfs_fh *fh, int fd, mode_t type,
+ * (consumed), whose stat is @st. */
+static int insert(struct vfs_export *ve, const struct vfs_fh *fh, int fd, const struct stat *st,
 		  struct vfs_node **out)
 {
 	uint64_t hash = vfs_fh_hash(fh->data, fh->len);
@@ -191,13 +266,16 @@ static int insert(struct vfs_export *ve, const struct vfs_fh *fh, int fd, mode_t
 	atomic_init(&n->data, -1);
 	/* any record not yet retired may be of this file: it came before the node */
 	atomic_init(&n->wlog_seq, vfs_wlog_seq_now());
-	n->type = type;
+	n->type = st->st_mode & S_IFMT;
 	n->fh = *fh;
+	n->ino = st->st_ino;
+	n->ino_indexed = st->st_dev == ve->root_dev;
 	n->refs = 1;
 	n->hashed = true;
 	n->hnext = *bucket_of(sh, hash);
 	*bucket_of(sh, hash) = n;
 	sh->count++;
+	ino_add(n);
 	victims = evict_locked(sh);
 	pthread_mutex_unlock(&sh->lock);
 	free_chain(victims);
@@ -239,8 +317,10 @@ static bool out_of_fds(int err)
 
 void vfs_cache_init(struct vfs_export *ve)
 {
-	for (unsigned i = 0; i < VFS_CACHE_SHARDS; i++)
+	for (unsigned i = 0; i < VFS_CACHE_SHARDS; i++) {
 		pthread_mutex_init(&ve->shards[i].lock, NULL);
+		pthread_mutex_init(&ve->ino_shards[i].lock, NULL);
+	}
 	atomic_fetch_add_explicit(&exports_open, 1, memory_order_relaxed);
 }
 
@@ -252,6 +332,7 @@ void vfs_cache_fini(struct vfs_export *ve)
 		for (unsigned b = 0; b < SHARD_BUCKETS; b++)
 			free_chain(sh->buckets[b]);
 		pthread_mutex_destroy(&sh->lock);
+		pthread_mutex_destroy(&ve->ino_shards[i].lock);
 	}
 	atomic_fetch_sub_explicit(&exports_open, 1, memory_order_relaxed);
 }
@@ -399,34 +480,20 @@ int vfs_node_get(struct vfs_export *ve, const uint8_t *fh, size_t len, bool nowa
 		return fd;
 	vfh.len = (uint8_t)len;
 	memcpy(vfh.data, fh, len);
-	return insert(ve, &vfh, fd, st.st_mode & S_IFMT, out);
+	return insert(ve, &vfh, fd, &st, out);
 }
 
 int vfs_node_from_fd(struct vfs_export *ve, int fd, struct vfs_attr *attr, struct vfs_node **out)
 {
 	struct vfs_fh fh;
-	int err = vfs_fh_of_fd(ve, fd, &fh, attr);
-	mode_t type;
+	struct stat st;
+	int err = vfs_fh_of_fd(ve, fd, &fh, attr, &st);
 
 	if (err) {
 		ve->be->close(fd);
 		return err;
 	}
-	switch (attr->type) {
-	case VFS_DIR:
-		type = S_IFDIR;
-		break;
-	case VFS_REG:
-		type = S_IFREG;
-		break;
-	case VFS_LNK:
-		type = S_IFLNK;
-		break;
-	default:
-		type = S_IFIFO; /* any special file: no I/O through the node */
-		break;
-	}
-	return insert(ve, &fh, fd, type, out);
+	return insert(ve, &fh, fd, &st, out);
 }
 
 void vfs_node_put(struct vfs_node *node)
@@ -529,7 +596,8 @@ int vfs_export_open(const char *path, uint32_t export_id, struct vfs_export **ou
 	if (!ve)
 		return -ENOMEM;
 	ve->shards = calloc(VFS_CACHE_SHARDS, sizeof(*ve->shards));
-	if (!ve->shards) {
+	ve->ino_shards = calloc(VFS_CACHE_SHARDS, sizeof(*ve->ino_shards));
+	if (!ve->shards || !ve->ino_shards) {
 		err = -ENOMEM;
 		goto err_free;
 	}
@@ -569,6 +637,7 @@ err_close:
 err_free:
 	free(ve->path);
 	free(ve->shards);
+	free(ve->ino_shards);
 	free(ve);
 	return err;
 }
@@ -594,6 +663,7 @@ void vfs_export_put(struct vfs_export *ve)
 	ve->be->close(ve->mount_fd);
 	free(ve->path);
 	free(ve->shards);
+	free(ve->ino_shards);
 	free(ve);
 }
 

@@ -283,11 +283,12 @@ static int victim_open(struct vfs_node *dir, const char *name, struct vfs_fh *fh
 {
 	const struct backend_ops *be = dir->ve->be;
 	struct vfs_attr attr;
+	struct stat fst;
 	int fd = be->resolve(dir->fd, name);
 
 	if (fd < 0)
 		return fd;
-	if (be->stat(fd, st) != 0 || vfs_fh_of_fd(dir->ve, fd, fh, &attr) != 0)
+	if (be->stat(fd, st) != 0 || vfs_fh_of_fd(dir->ve, fd, fh, &attr, &fst) != 0)
 		fh->len = 0;
 	return fd;
 }

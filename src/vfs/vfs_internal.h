@@ -77,11 +77,18 @@ struct vfs_export {
 	 * fsid=) never authenticates here. */
 	uint8_t mac_key[16];
 	struct vfs_node_shard *shards; /* VFS_CACHE_SHARDS of them */
+	/* The same nodes by inode number (those on root_dev): VFS_CACHE_SHARDS shards. */
+	struct vfs_ino_shard *ino_shards;
 };
 
 struct vfs_node {
 	/* Hash chain and LRU links: protected by the shard lock. */
 	struct vfs_node *hnext;
+	/* Inode index chain: protected by the inode shard's lock. The node is in the index
+	 * while it is hashed and on the export's device (ino_indexed, fixed at insert). */
+	struct vfs_node *inext;
+	uint64_t ino;
+	bool ino_indexed;
 	struct vfs_node *lru_prev, *lru_next;
 	unsigned refs; /* protected by the shard lock */
 	bool hashed;   /* in the shard's table (false once found stale) */
@@ -119,6 +126,15 @@ unsigned vfs_cache_count(struct vfs_export *ve);
 void vfs_cache_forget(struct vfs_export *ve, const struct vfs_fh *fh);
 /* The cached node (referenced) of handle @fh (@len bytes), or NULL: opens nothing. */
 struct vfs_node *vfs_node_find(struct vfs_export *ve, const uint8_t *fh, size_t len);
+/*
+ * The handle of inode @ino of device @dev if a node of it is cached in @ve, copied to
+ * *out; false otherwise. A cached node holds its object open, so the inode number
+ * names that object and no other for as long as the node is in the index: a number
+ * just read from a name (fstatat) that is found here is the handle of what the name
+ * led to, unless the name changed meanwhile, as with any two system calls on a name.
+ * Opens nothing, takes no reference.
+ */
+bool vfs_cache_fh_by_ino(struct vfs_export *ve, uint64_t dev, uint64_t ino, struct vfs_fh *out);
 /* Node (referenced) for object reference @fd just resolved in @ve, with its attributes
  * in *attr; consumes @fd. */
 int vfs_node_from_fd(struct vfs_export *ve, int fd, struct vfs_attr *attr, struct vfs_node **out);
@@ -185,7 +201,8 @@ int vfs_become_server(const struct vfs_export *ve);
 bool vfs_perm(const struct vfs_cred *c, const struct stat *st, unsigned want);
 /* Is directory object @fd inside the export? (walks ".." up to the root) */
 int vfs_dir_beneath(struct vfs_export *ve, int fd);
-/* Handle and attributes of object reference @fd (borrowed) in @ve. */
-int vfs_fh_of_fd(struct vfs_export *ve, int fd, struct vfs_fh *fh, struct vfs_attr *attr);
+/* Handle and attributes of object reference @fd (borrowed) in @ve; its stat in *st. */
+int vfs_fh_of_fd(struct vfs_export *ve, int fd, struct vfs_fh *fh, struct vfs_attr *attr,
+		 struct stat *st);
 
 #endif

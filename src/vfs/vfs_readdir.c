@@ -2,7 +2,9 @@
  * vfs_readdir.c - READDIR and READDIRPLUS over getdents64.
  *
  * Each call opens a fresh directory stream (as the caller, so read permission is the
- * kernel's to check), seeks to the cookie and hands entries to the callback. An entry's
+ * kernel's to check), seeks to the cookie and hands entries to the callback. For
+ * READDIRPLUS each entry costs an fstatat, and a name_to_handle_at unless the node
+ * cache holds the object (vfs_cache_fh_by_ino()). An entry's
  * cookie is its d_off: the file system's own position of the next entry, which ext4
  * (hash order) and tmpfs keep stable while other entries come and go. So the cookie
  * verifier need not change with the directory: it is a MAC of the directory's handle,
@@ -64,9 +66,13 @@ static void fill_plus(struct vfs_node *dir, const struct stat *dir_st, struct vf
 	/* ".." of another directory: the client can LOOKUP it (checked to stay inside). */
 	if (strcmp(ent->name, "..") == 0)
 		return;
-	if (ve->be->stat_at(dir->fd, ent->name, &st) != 0 ||
-	    ve->be->fh_of(dir->fd, ent->name, &bk, &mount_id) != 0 || mount_id != ve->mount_id ||
-	    vfs_fh_make(ve, &bk, &ent->fh) != 0)
+	/* The handle from the node cache if it holds the object (one walk of the name, not
+	 * two); it holds only objects of this export, so no other mount's. */
+	if (ve->be->stat_at(dir->fd, ent->name, &st) != 0)
+		return;
+	if (!vfs_cache_fh_by_ino(ve, st.st_dev, st.st_ino, &ent->fh) &&
+	    (ve->be->fh_of(dir->fd, ent->name, &bk, &mount_id) != 0 || mount_id != ve->mount_id ||
+	     vfs_fh_make(ve, &bk, &ent->fh) != 0))
 		return;
 	vfs_attr_from_stat(ve, &st, &ent->attr);
 	ent->fileid = ent->attr.fileid;

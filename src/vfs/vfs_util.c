@@ -209,10 +209,10 @@ out:
 	return err;
 }
 
-int vfs_fh_of_fd(struct vfs_export *ve, int fd, struct vfs_fh *fh, struct vfs_attr *attr)
+int vfs_fh_of_fd(struct vfs_export *ve, int fd, struct vfs_fh *fh, struct vfs_attr *attr,
+		 struct stat *st)
 {
 	struct bk_fh bk;
-	struct stat st;
 	int mount_id, err;
 
 	err = ve->be->fh_of(fd, "", &bk, &mount_id);
@@ -223,9 +223,9 @@ int vfs_fh_of_fd(struct vfs_export *ve, int fd, struct vfs_fh *fh, struct vfs_at
 	err = vfs_fh_make(ve, &bk, fh);
 	if (err)
 		return err;
-	err = ve->be->stat(fd, &st);
+	err = ve->be->stat(fd, st);
 	if (err)
 		return err;
-	vfs_attr_from_stat(ve, &st, attr);
+	vfs_attr_from_stat(ve, st, attr);
 	return 0;
 }

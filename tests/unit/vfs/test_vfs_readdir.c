@@ -1,11 +1,15 @@
 /*
  * test_vfs_readdir.c - unit tests for src/vfs/vfs_readdir.c: paging through a large
- * directory that changes between pages, cookie verifiers, READDIRPLUS attributes.
+ * directory that changes between pages, cookie verifiers, READDIRPLUS attributes, and
+ * READDIRPLUS handles taken from the node cache.
  */
+#include <fcntl.h>
+
 #include "unit/vfs/vfs_fixture.h"
 
-#define NSTABLE 1200
-#define PAGE	37
+#define NSTABLE	    1200
+#define PAGE	    37
+#define REUSE_FILES 8
 
 struct page {
 	unsigned want, got;
@@ -121,4 +125,109 @@ static void test_verifier_and_plus(void)
 	fx_teardown(&f);
 }
 
-TESTS(test_paged_while_changing, test_verifier_and_plus);
+/* The handle READDIRPLUS gives for @name in the root ({0} if none). */
+struct plus_find {
+	const char *name;
+	struct vfs_fh fh;
+	uint64_t fileid;
+};
+
+static bool find_plus(void *arg, const struct vfs_dirent *ent)
+{
+	struct plus_find *pf = arg;
+
+	if (strcmp(ent->name, pf->name) == 0 && ent->have_plus) {
+		pf->fh = ent->fh;
+		pf->fileid = ent->attr.fileid;
+	}
+	return true;
+}
+
+static struct plus_find plus_of(struct fx *f, const char *name)
+{
+	struct plus_find pf = {.name = name};
+	uint8_t verf[8];
+	struct vfs_attr da;
+	bool eof;
+
+	CHECK_EQ(vfs_readdir(&fx_root_ctx, f->root, 0, NULL, true, find_plus, &pf, verf, &eof, &da),
+		 0);
+	CHECK(eof);
+	return pf;
+}
+
+static bool same_fh(const struct vfs_fh *a, const struct vfs_fh *b)
+{
+	return a->len == b->len && memcmp(a->data, b->data, a->len) == 0;
+}
+
+/* The handle LOOKUP gives for @name in the root. */
+static struct vfs_fh lookup_of(struct fx *f, const char *name)
+{
+	struct vfs_fh fh = {0};
+	struct vfs_attr a, da;
+	bool da_ok;
+
+	CHECK_EQ(vfs_lookup(&fx_root_ctx, f->root, name, false, &fh, &a, &da, &da_ok), 0);
+	return fh;
+}
+
+/*
+ * READDIRPLUS takes an entry's handle from the node cache's inode index when the object
+ * is cached: it must be that object's handle, also after the name was removed and made
+ * again (a new inode, often with the old number) through the server or behind its back.
+ */
+static void test_plus_handles_from_cache(void)
+{
+	char path[160];
+	struct vfs_fh old, now;
+	struct plus_find pf;
+	struct vfs_wcc wcc;
+	struct fx f;
+	int fd;
+
+	fx_setup(&f);
+	old = fx_create(&f, &fx_root_ctx, "a");
+	pf = plus_of(&f, "a");
+	CHECK(same_fh(&pf.fh, &old));
+	/* Removed and created again through the server: the new file's handle. */
+	CHECK_EQ(vfs_remove(&fx_root_ctx, f.root, "a", &wcc), 0);
+	now = fx_create(&f, &fx_root_ctx, "a");
+	CHECK(!same_fh(&now, &old));
+	pf = plus_of(&f, "a");
+	CHECK(same_fh(&pf.fh, &now));
+	/* Files made after a removal take its inode number (ext4 gives out the lowest free
+	 * one). Made behind the server's back, so that no node of theirs is cached, each
+	 * must be listed with the handle LOOKUP then gives, never the removed file's. */
+	CHECK_EQ(vfs_remove(&fx_root_ctx, f.root, "a", &wcc), 0);
+	for (unsigned i = 0; i < REUSE_FILES; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "b%u", i);
+		snprintf(path, sizeof(path), "%s/%s", f.exp, name);
+		fd = open(path, O_CREAT | O_EXCL | O_WRONLY, 0644);
+		CHECK(fd >= 0);
+		close(fd);
+		pf = plus_of(&f, name);
+		now = lookup_of(&f, name);
+		CHECK(same_fh(&pf.fh, &now));
+	}
+	now = fx_create(&f, &fx_root_ctx, "a");
+	/* Behind the server's back, its node still cached: not the cached node's handle. */
+	old = now;
+	snprintf(path, sizeof(path), "%s/a", f.exp);
+	CHECK_EQ(unlink(path), 0);
+	fd = open(path, O_CREAT | O_EXCL | O_WRONLY, 0644);
+	CHECK(fd >= 0);
+	close(fd);
+	pf = plus_of(&f, "a");
+	now = lookup_of(&f, "a");
+	CHECK(!same_fh(&now, &old));
+	CHECK(same_fh(&pf.fh, &now));
+	/* ...and once LOOKUP cached the new one, from the index: still the same handle. */
+	pf = plus_of(&f, "a");
+	CHECK(same_fh(&pf.fh, &now));
+	fx_teardown(&f);
+}
+
+TESTS(test_paged_while_changing, test_verifier_and_plus, test_plus_handles_from_cache);
