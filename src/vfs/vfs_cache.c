@@ -16,7 +16,8 @@
  *
  * The hashed nodes on the export's own device are also indexed by inode number, so that
  * READDIRPLUS can take an entry's handle from the cache instead of asking the kernel
- * (vfs_cache_fh_by_ino()): the open reference keeps the number from being reused.
+ * (vfs_cache_fh_by_ino()): the open reference keeps the number from being reused, and
+ * the order in which nodes entered the index tells which were there before a stat.
  *
  * Locks: shard->lock protects the shard's buckets, LRU list and count, and the refs,
  * hashed and link fields of its nodes. The inode shards' locks protect the index and
@@ -72,6 +73,8 @@ static void ino_add(struct vfs_node *n)
 		return;
 	is = ino_shard_of(n->ve, n->ino);
 	pthread_mutex_lock(&is->lock);
+	/* Its descriptor is open already: the number is pinned before the mark can pass it. */
+	n->ino_seq = atomic_fetch_add(&n->ve->ino_entered, 1) + 1;
 	n->inext = *ino_bucket_of(is, n->ino);
 	*ino_bucket_of(is, n->ino) = n;
 	pthread_mutex_unlock(&is->lock);
@@ -96,7 +99,13 @@ static void ino_del(struct vfs_node *n)
 	n->ino_indexed = false;
 }
 
-bool vfs_cache_fh_by_ino(struct vfs_export *ve, uint64_t dev, uint64_t ino, struct vfs_fh *out)
+uint64_t vfs_cache_ino_mark(struct vfs_export *ve)
+{
+	return atomic_load(&ve->ino_entered);
+}
+
+bool vfs_cache_fh_by_ino(struct vfs_export *ve, uint64_t dev, uint64_t ino, uint64_t mark,
+			 struct vfs_fh *out)
 {
 	struct vfs_ino_shard *is = ino_shard_of(ve, ino);
 	bool found = false;
@@ -105,7 +114,7 @@ bool vfs_cache_fh_by_ino(struct vfs_export *ve, uint64_t dev, uint64_t ino, stru
 		return false;
 	pthread_mutex_lock(&is->lock);
 	for (struct vfs_node *n = *ino_bucket_of(is, ino); n; n = n->inext) {
-		if (n->ino == ino) {
+		if (n->ino == ino && n->ino_seq <= mark) {
 			*out = n->fh;
 			found = true;
 			break;

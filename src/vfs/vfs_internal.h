@@ -77,8 +77,10 @@ struct vfs_export {
 	 * fsid=) never authenticates here. */
 	uint8_t mac_key[16];
 	struct vfs_node_shard *shards; /* VFS_CACHE_SHARDS of them */
-	/* The same nodes by inode number (those on root_dev): VFS_CACHE_SHARDS shards. */
+	/* The same nodes by inode number (those on root_dev): VFS_CACHE_SHARDS shards, and
+	 * how many nodes have entered that index so far (vfs_cache_ino_mark()). */
 	struct vfs_ino_shard *ino_shards;
+	_Atomic uint64_t ino_entered;
 };
 
 struct vfs_node {
@@ -88,6 +90,7 @@ struct vfs_node {
 	 * while it is hashed and on the export's device (ino_indexed, fixed at insert). */
 	struct vfs_node *inext;
 	uint64_t ino;
+	uint64_t ino_seq; /* its place in the order of entering the index (from 1) */
 	bool ino_indexed;
 	struct vfs_node *lru_prev, *lru_next;
 	unsigned refs; /* protected by the shard lock */
@@ -127,14 +130,18 @@ void vfs_cache_forget(struct vfs_export *ve, const struct vfs_fh *fh);
 /* The cached node (referenced) of handle @fh (@len bytes), or NULL: opens nothing. */
 struct vfs_node *vfs_node_find(struct vfs_export *ve, const uint8_t *fh, size_t len);
 /*
- * The handle of inode @ino of device @dev if a node of it is cached in @ve, copied to
- * *out; false otherwise. A cached node holds its object open, so the inode number
- * names that object and no other for as long as the node is in the index: a number
- * just read from a name (fstatat) that is found here is the handle of what the name
- * led to, unless the name changed meanwhile, as with any two system calls on a name.
- * Opens nothing, takes no reference.
+ * The handle of inode @ino of device @dev if a node of it was in @ve's cache already
+ * when vfs_cache_ino_mark() returned @mark, and still is, copied to *out; false
+ * otherwise. Opens nothing, takes no reference. A cached node holds its object open, so
+ * its inode number names that object and no other while it is in the index: take the
+ * mark, then stat a name, then ask here with the number read, and a handle found is
+ * the handle of the very object the stat described (a node that came after the mark
+ * might hold a number freed and reused after the stat, so it is not taken).
  */
-bool vfs_cache_fh_by_ino(struct vfs_export *ve, uint64_t dev, uint64_t ino, struct vfs_fh *out);
+bool vfs_cache_fh_by_ino(struct vfs_export *ve, uint64_t dev, uint64_t ino, uint64_t mark,
+			 struct vfs_fh *out);
+/* The mark of the nodes in @ve's inode index now, for vfs_cache_fh_by_ino(). */
+uint64_t vfs_cache_ino_mark(struct vfs_export *ve);
 /* Node (referenced) for object reference @fd just resolved in @ve, with its attributes
  * in *attr; consumes @fd. */
 int vfs_node_from_fd(struct vfs_export *ve, int fd, struct vfs_attr *attr, struct vfs_node **out);

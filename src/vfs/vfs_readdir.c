@@ -48,29 +48,41 @@ static bool is_root(const struct vfs_node *dir, const struct stat *st)
 	return st->st_dev == dir->ve->root_dev && st->st_ino == dir->ve->root_ino;
 }
 
+/* One listing: where it is, and what each entry gets. */
+struct listing {
+	struct vfs_node *dir;
+	const struct stat *dir_st;
+	bool plus;
+	uint64_t mark; /* vfs_cache_ino_mark() before the first entry's stat */
+	vfs_readdir_cb cb;
+	void *arg;
+};
+
 /* Fill the READDIRPLUS part of @ent; leaves have_plus false if that fails. */
-static void fill_plus(struct vfs_node *dir, const struct stat *dir_st, struct vfs_dirent *ent)
+static void fill_plus(const struct listing *l, struct vfs_dirent *ent)
 {
+	struct vfs_node *dir = l->dir;
 	struct vfs_export *ve = dir->ve;
 	struct bk_fh bk;
 	struct stat st;
 	int mount_id;
 
 	ent->have_plus = false;
-	if (strcmp(ent->name, ".") == 0 || (strcmp(ent->name, "..") == 0 && is_root(dir, dir_st))) {
+	if (strcmp(ent->name, ".") == 0 ||
+	    (strcmp(ent->name, "..") == 0 && is_root(dir, l->dir_st))) {
 		ent->fh = strcmp(ent->name, ".") == 0 ? dir->fh : ve->root_fh;
-		vfs_attr_from_stat(ve, dir_st, &ent->attr);
+		vfs_attr_from_stat(ve, l->dir_st, &ent->attr);
 		ent->have_plus = true;
 		return;
 	}
 	/* ".." of another directory: the client can LOOKUP it (checked to stay inside). */
 	if (strcmp(ent->name, "..") == 0)
 		return;
-	/* The handle from the node cache if it holds the object (one walk of the name, not
-	 * two); it holds only objects of this export, so no other mount's. */
+	/* The handle from the node cache if it held the object before the stat (one walk of
+	 * the name, not two); it holds only objects of this export, so no other mount's. */
 	if (ve->be->stat_at(dir->fd, ent->name, &st) != 0)
 		return;
-	if (!vfs_cache_fh_by_ino(ve, st.st_dev, st.st_ino, &ent->fh) &&
+	if (!vfs_cache_fh_by_ino(ve, st.st_dev, st.st_ino, l->mark, &ent->fh) &&
 	    (ve->be->fh_of(dir->fd, ent->name, &bk, &mount_id) != 0 || mount_id != ve->mount_id ||
 	     vfs_fh_make(ve, &bk, &ent->fh) != 0))
 		return;
@@ -79,9 +91,8 @@ static void fill_plus(struct vfs_node *dir, const struct stat *dir_st, struct vf
 	ent->have_plus = true;
 }
 
-/* Hand the records in @buf to @cb; false once the callback declined one. */
-static bool emit(struct vfs_node *dir, const struct stat *dir_st, char *buf, size_t n, bool plus,
-		 vfs_readdir_cb cb, void *arg)
+/* Hand the records in @buf to the listing's callback; false once it declined one. */
+static bool emit(const struct listing *l, char *buf, size_t n)
 {
 	struct vfs_dirent ent;
 	struct dirent64_hdr h;
@@ -95,11 +106,11 @@ static bool emit(struct vfs_node *dir, const struct stat *dir_st, char *buf, siz
 		ent.name_len = (uint32_t)strnlen(ent.name, h.d_reclen);
 		ent.fileid = h.d_ino;
 		ent.cookie = (uint64_t)h.d_off;
-		if (strcmp(ent.name, "..") == 0 && is_root(dir, dir_st))
-			ent.fileid = dir_st->st_ino; /* the export's root is its own parent */
-		if (plus)
-			fill_plus(dir, dir_st, &ent);
-		if (!cb(arg, &ent))
+		if (strcmp(ent.name, "..") == 0 && is_root(l->dir, l->dir_st))
+			ent.fileid = l->dir_st->st_ino; /* the export's root is its own parent */
+		if (l->plus)
+			fill_plus(l, &ent);
+		if (!l->cb(l->arg, &ent))
 			return false;
 	}
 	return true;
@@ -113,6 +124,7 @@ int vfs_readdir(const struct vfs_ctx *ctx, struct vfs_node *dir, uint64_t cookie
 	const struct backend_ops *be = dir->ve->be;
 	char buf[DIRENT_BUF] __attribute__((aligned(8)));
 	struct stat dir_st;
+	struct listing l;
 	uint8_t verf[8];
 	ssize_t n;
 	int dfd, err;
@@ -126,6 +138,7 @@ int vfs_readdir(const struct vfs_ctx *ctx, struct vfs_node *dir, uint64_t cookie
 	err = vfs_node_stat(dir, &dir_st);
 	if (err)
 		return err;
+	l = (struct listing){dir, &dir_st, plus, vfs_cache_ino_mark(dir->ve), cb, arg};
 	err = vfs_become(dir->ve, ctx);
 	if (err)
 		return err;
@@ -149,7 +162,7 @@ int vfs_readdir(const struct vfs_ctx *ctx, struct vfs_node *dir, uint64_t cookie
 			*eof = true;
 			break;
 		}
-		if (!emit(dir, &dir_st, buf, (size_t)n, plus, cb, arg))
+		if (!emit(&l, buf, (size_t)n))
 			break;
 	}
 	memcpy(verf_out, verf, 8);

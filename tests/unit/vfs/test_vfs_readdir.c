@@ -1,11 +1,12 @@
 /*
  * test_vfs_readdir.c - unit tests for src/vfs/vfs_readdir.c: paging through a large
  * directory that changes between pages, cookie verifiers, READDIRPLUS attributes, and
- * READDIRPLUS handles taken from the node cache.
+ * READDIRPLUS handles taken from the node cache's inode index, and that index's mark.
  */
 #include <fcntl.h>
 
 #include "unit/vfs/vfs_fixture.h"
+#include "vfs/vfs_internal.h"
 
 #define NSTABLE	    1200
 #define PAGE	    37
@@ -230,4 +231,30 @@ static void test_plus_handles_from_cache(void)
 	fx_teardown(&f);
 }
 
-TESTS(test_paged_while_changing, test_verifier_and_plus, test_plus_handles_from_cache);
+/* The inode index answers for nodes cached before the mark, on the export's device. */
+static void test_ino_index_mark(void)
+{
+	uint64_t before, after;
+	struct vfs_fh fh, got;
+	char path[160];
+	struct stat st;
+	struct fx f;
+
+	fx_setup(&f);
+	before = vfs_cache_ino_mark(f.ve);
+	fh = fx_create(&f, &fx_root_ctx, "c");
+	after = vfs_cache_ino_mark(f.ve);
+	CHECK(after > before);
+	snprintf(path, sizeof(path), "%s/c", f.exp);
+	CHECK_EQ(stat(path, &st), 0);
+	CHECK(vfs_cache_fh_by_ino(f.ve, st.st_dev, st.st_ino, after, &got));
+	CHECK(same_fh(&got, &fh));
+	/* came after the mark: its number might have been reused after a stat taken then */
+	CHECK(!vfs_cache_fh_by_ino(f.ve, st.st_dev, st.st_ino, before, &got));
+	CHECK(!vfs_cache_fh_by_ino(f.ve, st.st_dev + 1, st.st_ino, after, &got));
+	CHECK(!vfs_cache_fh_by_ino(f.ve, st.st_dev, st.st_ino + 1000000, after, &got));
+	fx_teardown(&f);
+}
+
+TESTS(test_paged_while_changing, test_verifier_and_plus, test_plus_handles_from_cache,
+      test_ino_index_mark);
