@@ -79,10 +79,12 @@ static void fill_plus(const struct listing *l, struct vfs_dirent *ent)
 	if (strcmp(ent->name, "..") == 0)
 		return;
 	/* The handle from the node cache if it held the object before the stat (one walk of
-	 * the name, not two); it holds only objects of this export, so no other mount's. */
+	 * the name, not two). Not for a name whose stat crossed into a mount (its number is
+	 * not the entry's, d_ino): name_to_handle_at below refuses those, as LOOKUP does. */
 	if (ve->be->stat_at(dir->fd, ent->name, &st) != 0)
 		return;
-	if (!vfs_cache_fh_by_ino(ve, st.st_dev, st.st_ino, l->mark, &ent->fh) &&
+	if ((st.st_ino != ent->fileid ||
+	     !vfs_cache_fh_by_ino(ve, st.st_dev, st.st_ino, l->mark, &ent->fh)) &&
 	    (ve->be->fh_of(dir->fd, ent->name, &bk, &mount_id) != 0 || mount_id != ve->mount_id ||
 	     vfs_fh_make(ve, &bk, &ent->fh) != 0))
 		return;

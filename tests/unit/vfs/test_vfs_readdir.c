@@ -1,9 +1,12 @@
 /*
  * test_vfs_readdir.c - unit tests for src/vfs/vfs_readdir.c: paging through a large
  * directory that changes between pages, cookie verifiers, READDIRPLUS attributes, and
- * READDIRPLUS handles taken from the node cache's inode index, and that index's mark.
+ * READDIRPLUS handles taken from the node cache's inode index (never across a mount),
+ * and that index's mark.
  */
 #include <fcntl.h>
+#include <sched.h>
+#include <sys/mount.h>
 
 #include "unit/vfs/vfs_fixture.h"
 #include "vfs/vfs_internal.h"
@@ -256,5 +259,34 @@ static void test_ino_index_mark(void)
 	fx_teardown(&f);
 }
 
+/*
+ * A bind mount inside the export (of a directory of the export, whose node is cached)
+ * is listed without a handle, as LOOKUP refuses to cross it, not with the handle of
+ * the directory mounted there. In a mount namespace of the test's own (root needed).
+ */
+static void test_plus_not_across_mounts(void)
+{
+	char in[160], bm[160];
+	struct plus_find pf;
+	struct vfs_fh fh;
+	struct fx f;
+
+	CHECK_EQ(unshare(CLONE_NEWNS), 0);
+	CHECK_EQ(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
+	fx_setup(&f);
+	snprintf(in, sizeof(in), "%s/in", f.exp);
+	snprintf(bm, sizeof(bm), "%s/bm", f.exp);
+	CHECK_EQ(mkdir(in, 0755), 0);
+	CHECK_EQ(mkdir(bm, 0755), 0);
+	fh = lookup_of(&f, "in"); /* its node is cached now */
+	CHECK_EQ(mount(in, bm, NULL, MS_BIND, NULL), 0);
+	pf = plus_of(&f, "bm");
+	CHECK_EQ(pf.fh.len, 0);
+	pf = plus_of(&f, "in");
+	CHECK(same_fh(&pf.fh, &fh));
+	CHECK_EQ(umount(bm), 0);
+	fx_teardown(&f);
+}
+
 TESTS(test_paged_while_changing, test_verifier_and_plus, test_plus_handles_from_cache,
-      test_ino_index_mark);
+      test_ino_index_mark, test_plus_not_across_mounts);
