@@ -102,7 +102,6 @@ static void test_bad_mix(void)
 	struct bench_mix m;
 	const struct bench_mix_entry bad[] = {{NFS3PROC_GETATTR, 50}, {NFS3PROC_LOOKUP, 40}};
 	const struct bench_mix_entry badproc[] = {{99, 100}};
-
 	const struct bench_mix_entry mkdir[] = {{NFS3PROC_GETATTR, 50}, {NFS3PROC_MKDIR, 50}};
 
 	CHECK(!bench_mix_init(&m, bad, 2));
@@ -118,17 +117,16 @@ static void test_bad_mix(void)
 	CHECK(bench_proc_generated(NFS3PROC_COMMIT));
 }
 
-/* Write @text to a fresh mix file and load it; returns bench_mix_load()'s result. */
-static int load_text(const char *text, char *err, unsigned errlen)
+/* Write @text to a fresh mix file and load it into @m; returns bench_mix_load()'s result. */
+static int load_text(const char *text, struct bench_mix *m, char *err, unsigned errlen)
 {
 	char path[] = "/tmp/shoal-mix.XXXXXX";
-	struct bench_mix m;
 	int fd = mkstemp(path), rc;
 	FILE *f = fdopen(fd, "w");
 
 	fputs(text, f);
 	fclose(f);
-	rc = bench_mix_load(&m, path, err, errlen);
+	rc = bench_mix_load(m, path, err, errlen);
 	unlink(path);
 	return rc;
 }
@@ -146,11 +144,12 @@ static void test_mix_file_errors(void)
 		{"SFS MIXFILE VERSION 2\ngetattr\n", ":2: expected '<opname> <pct>%'"},
 		{"SFS MIXFILE VERSION 2\ngetattr 50%\n", ":2: percentages must sum to 100"},
 	};
+	struct bench_mix m;
 	char err[256];
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		err[0] = '\0';
-		CHECK_EQ(load_text(cases[i].text, err, sizeof(err)), -1);
+		CHECK_EQ(load_text(cases[i].text, &m, err, sizeof(err)), -1);
 		if (!strstr(err, cases[i].why))
 			fprintf(stderr, "case %zu: got '%s'\n", i, err);
 		CHECK(strstr(err, cases[i].why) != NULL);
@@ -159,21 +158,15 @@ static void test_mix_file_errors(void)
 
 static void test_mix_file(void)
 {
-	char path[] = "/tmp/shoal-mix.XXXXXX", err[128];
 	struct bench_mix m;
-	int fd = mkstemp(path);
-	FILE *f = fdopen(fd, "w");
+	char err[128];
 
-	fputs("SFS MIXFILE VERSION 2\n# comment\ngetattr 60%\nLOOKUP 40%\n", f);
-	fclose(f);
-	CHECK_EQ(bench_mix_load(&m, path, err, sizeof(err)), 0);
+	CHECK_EQ(load_text("SFS MIXFILE VERSION 2\n# comment\ngetattr 60%\nLOOKUP 40%\n", &m, err,
+			   sizeof(err)),
+		 0);
 	CHECK_EQ(m.n, 2);
 	CHECK_EQ(m.e[1].proc, NFS3PROC_LOOKUP);
-	f = fopen(path, "w");
-	fputs("not a mix\n", f);
-	fclose(f);
-	CHECK_EQ(bench_mix_load(&m, path, err, sizeof(err)), -1);
-	unlink(path);
+	CHECK_EQ(load_text("not a mix\n", &m, err, sizeof(err)), -1);
 	CHECK_EQ(bench_proc_by_name("readdirplus"), NFS3PROC_READDIRPLUS);
 }
 

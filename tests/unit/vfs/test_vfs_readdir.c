@@ -176,6 +176,21 @@ static struct vfs_fh lookup_of(struct fx *f, const char *name)
 	return fh;
 }
 
+/* Make regular file @name in the export's root without the server (after unlinking
+ * the one there, with @replace). */
+static void make_behind(struct fx *f, const char *name, bool replace)
+{
+	char path[160];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", f->exp, name);
+	if (replace)
+		CHECK_EQ(unlink(path), 0);
+	fd = open(path, O_CREAT | O_EXCL | O_WRONLY, 0644);
+	CHECK(fd >= 0);
+	close(fd);
+}
+
 /*
  * READDIRPLUS takes an entry's handle from the node cache's inode index when the object
  * is cached: it must be that object's handle, also after the name was removed and made
@@ -183,12 +198,10 @@ static struct vfs_fh lookup_of(struct fx *f, const char *name)
  */
 static void test_plus_handles_from_cache(void)
 {
-	char path[160];
 	struct vfs_fh old, now;
 	struct plus_find pf;
 	struct vfs_wcc wcc;
 	struct fx f;
-	int fd;
 
 	fx_setup(&f);
 	old = fx_create(&f, &fx_root_ctx, "a");
@@ -208,22 +221,14 @@ static void test_plus_handles_from_cache(void)
 		char name[16];
 
 		snprintf(name, sizeof(name), "b%u", i);
-		snprintf(path, sizeof(path), "%s/%s", f.exp, name);
-		fd = open(path, O_CREAT | O_EXCL | O_WRONLY, 0644);
-		CHECK(fd >= 0);
-		close(fd);
+		make_behind(&f, name, false);
 		pf = plus_of(&f, name);
 		now = lookup_of(&f, name);
 		CHECK(same_fh(&pf.fh, &now));
 	}
-	now = fx_create(&f, &fx_root_ctx, "a");
 	/* Behind the server's back, its node still cached: not the cached node's handle. */
-	old = now;
-	snprintf(path, sizeof(path), "%s/a", f.exp);
-	CHECK_EQ(unlink(path), 0);
-	fd = open(path, O_CREAT | O_EXCL | O_WRONLY, 0644);
-	CHECK(fd >= 0);
-	close(fd);
+	old = fx_create(&f, &fx_root_ctx, "a");
+	make_behind(&f, "a", true);
 	pf = plus_of(&f, "a");
 	now = lookup_of(&f, "a");
 	CHECK(!same_fh(&now, &old));
