@@ -156,7 +156,10 @@ static void expect_refused(const struct edit *e)
 	if (rc == 0) {
 		fprintf(stderr, "accepted: %s\n", e->why);
 		test_failed_checks++;
-	} else if (rc < 0 && !strstr(err, "byte ")) {
+	} else if (rc > 0) {
+		fprintf(stderr, "no '%s' in the fixture to edit: %s\n", e->from, e->why);
+		test_failed_checks++;
+	} else if (!strstr(err, "byte ")) {
 		fprintf(stderr, "no position in the error for %s: %s\n", e->why, err);
 		test_failed_checks++;
 	}
