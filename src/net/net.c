@@ -324,7 +324,8 @@ void net_server_counters(struct net_server *s, struct net_counters *c)
 	}
 	for (unsigned i = 0; i < RPC_NPOOLS; i++)
 		c->grouped += atomic_load_explicit(&s->pools[i].grouped, memory_order_relaxed);
-	c->connections = atomic_load(&s->nconns);
+	for (unsigned i = 0; i < s->nloops; i++) /* open ones: not those still finishing calls */
+		c->connections += atomic_load_explicit(&s->loops[i].nconn, memory_order_relaxed);
 }
 
 void net_server_free(struct net_server *s)

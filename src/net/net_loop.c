@@ -113,12 +113,25 @@ static void conn_put(struct net_conn *c)
 	}
 }
 
+/*
+ * Free the connections whose last reference went in this batch of events. Only now is a
+ * connection no longer counted against its address's and the server's limits (not when
+ * its socket closed): calls of a closed connection still running in a pool hold memory
+ * in its address's account, and a client that closes and reconnects must find that
+ * account, not a fresh one with the whole share free, or cycling connections would let
+ * it take the server's whole budget (and, from many addresses, more connections' worth
+ * of memory than the server allows connections).
+ */
 static void loop_reap(struct net_loop *l)
 {
 	struct net_conn *c;
 
 	while ((c = l->dead)) {
 		l->dead = c->dead_next;
+		if (c->closed_busy)
+			atomic_fetch_sub(&l->nclosed_busy, 1);
+		net_peers_give(&l->srv->peers, &c->peer);
+		atomic_fetch_sub(&l->srv->nconns, 1);
 		net_acct_put(c->acct); /* its requests, which gave back what it took, are gone */
 		pthread_mutex_destroy(&c->tx_lock);
 		free(c);
@@ -400,9 +413,11 @@ static void conn_close(struct net_conn *c)
 	c->sq_head = c->sq_tail = NULL;
 	pthread_mutex_unlock(&c->tx_lock);
 	conn_unpause(c);
+	if (c->blocking) { /* raised before the loop next looks at its completions */
+		c->closed_busy = true;
+		atomic_fetch_add(&l->nclosed_busy, 1);
+	}
 	atomic_fetch_sub(&l->nconn, 1);
-	net_peers_give(&l->srv->peers, &c->peer);
-	atomic_fetch_sub(&l->srv->nconns, 1);
 	if (c->prev)
 		c->prev->next = c->next;
 	else
@@ -1378,6 +1393,7 @@ int net_loop_init(struct net_loop *l, struct net_server *s)
 	atomic_init(&l->done, NULL);
 	atomic_init(&l->done_woken, false);
 	atomic_init(&l->npaused, 0);
+	atomic_init(&l->nclosed_busy, 0);
 	atomic_init(&l->incoming, NULL);
 	atomic_init(&l->nconn, 0);
 	atomic_init(&l->stop_req, false);

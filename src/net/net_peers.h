@@ -7,9 +7,12 @@
  * An address is the client's IP address alone (an IPv4 address and its IPv4-mapped
  * IPv6 form are one client); ports do not count. The table is fixed at creation, sized
  * for the server's connection limit, and shared by the event loops under one mutex:
- * it is touched once when a connection is accepted and once when it closes, never per
- * call. An account is reached from its connections without the table (a pointer each,
- * atomics): it lives while the address is in the table or any connection of it is.
+ * it is touched once when a connection is accepted and once when it is freed, never
+ * per call. A connection counts until it is freed, not when its socket closes: while
+ * calls of a closed connection still run, its address keeps its account, so that a
+ * client that reconnects finds what those calls hold still charged to it. An account is
+ * reached from its connections without the table (a pointer each, atomics): it lives
+ * while the address is in the table or any connection of it is.
  */
 #ifndef SHOAL_NET_PEERS_H
 #define SHOAL_NET_PEERS_H
@@ -49,7 +52,7 @@ void net_peers_fini(struct net_peers *p);
  * holds @limit, or is new and no memory is left for its account. Addresses of other
  * families than IPv4/IPv6 share one entry. */
 bool net_peers_take(struct net_peers *p, const struct sockaddr_storage *ss);
-/* The connection from @ss, counted by net_peers_take(), has closed. */
+/* The connection from @ss, counted by net_peers_take(), is gone with its calls. */
 void net_peers_give(struct net_peers *p, const struct sockaddr_storage *ss);
 /* The account of @ss, counted by net_peers_take() and not yet given back, with one more
  * reference for the caller; NULL if it is not counted. */

@@ -25,7 +25,8 @@
 
 /*
  * Hand @r back to its loop. The loop is woken only when it has something to do at once:
- * a reply to send (r->sent false), a paused connection that may resume, a stop; and then
+ * a reply to send (r->sent false), a paused connection that may resume, a closed one
+ * that may now be freed, a stop; and then
  * once per batch of such pushes. Otherwise it takes @r when it next wakes or before it
  * sleeps (see loop_completions()). @r is the loop's again once pushed: not touched after.
  */
@@ -39,7 +40,8 @@ static void net_complete(struct net_req *r)
 	do {
 		r->next = old;
 	} while (!atomic_compare_exchange_weak(&l->done, &old, r));
-	if ((!sent || atomic_load(&l->npaused) || atomic_load(&l->stop_req)) &&
+	if ((!sent || atomic_load(&l->npaused) || atomic_load(&l->nclosed_busy) ||
+	     atomic_load(&l->stop_req)) &&
 	    !atomic_exchange(&l->done_woken, true) && write(l->evfd, &one, sizeof(one)) < 0 &&
 	    errno != EAGAIN)
 		abort(); /* an eventfd write fails only if the fd is gone: our bug */

@@ -11,8 +11,10 @@
  * Pool threads run as SCHED_BATCH, event loops as SCHED_OTHER. A call whose handler,
  * run on a loop, finds it would block is run again in its pool and answered from there.
  * A call that announces a large reply waits, unstarted, while the memory budget lacks
- * room for it, and runs once a reply ahead of it is sent. A pool thread runs the queued
- * calls that gather with the one it takes as one group, and their shared step once.
+ * room for it, and runs once a reply ahead of it is sent; a client that closes its
+ * connection and reconnects still has what its running calls hold charged to it. A pool
+ * thread runs the queued calls that gather with the one it takes as one group, and
+ * their shared step once.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -894,6 +896,82 @@ static void test_large_reply_waits_for_budget(void)
 	sem_destroy(&hold_release);
 }
 
+/* Connections of @s still open (false: not @n within 5 s). */
+static bool open_connections_reach(struct net_server *s, unsigned n)
+{
+	int64_t deadline = now_ms() + 5000;
+	struct net_counters cnt;
+
+	do {
+		sched_yield();
+		net_server_counters(s, &cnt);
+	} while (cnt.connections != n && now_ms() < deadline);
+	return cnt.connections == n;
+}
+
+/* Connections of @s counted against its limits (false: not @n within 5 s). */
+static bool counted_connections_reach(struct net_server *s, unsigned n)
+{
+	int64_t deadline = now_ms() + 5000;
+
+	while (atomic_load(&s->nconns) != n && now_ms() < deadline)
+		sched_yield();
+	return atomic_load(&s->nconns) == n;
+}
+
+/*
+ * A client that closes its connection while its call still runs in a pool, and opens
+ * another, finds that call's memory still charged to its address: its next large call
+ * waits (one HOLDBIG is all of an address's share here), while another address's runs.
+ * Once the closed connection's call is done, the client's runs, and nothing stays
+ * counted. (Before, the address left the table when its last connection closed, and
+ * the new connection started a fresh account: a client could take the whole budget by
+ * reconnecting.)
+ */
+static void test_closed_connection_keeps_its_share(void)
+{
+	struct net_opts o = {.threads = 1, .blocking_threads = 4, .max_call_mib = 4};
+	struct net_server *s;
+	uint32_t xid, res;
+	uint16_t port = 0;
+	int fd, again, other, started = 0;
+
+	sem_init(&hold_started, 0, 0);
+	sem_init(&hold_release, 0, 0);
+	s = start_tcp(&o, &port);
+	fd = tcp_connect_from(port, 1);
+	CHECK(fd >= 0);
+	send_call(fd, 12, 30);
+	CHECK(started_within(now_ms() + 5000)); /* running, 1 MiB of the address's share */
+	close(fd);
+	CHECK(open_connections_reach(s, 0));
+	CHECK(counted_connections_reach(s, 1)); /* its call still runs */
+	again = tcp_connect_from(port, 1);
+	other = tcp_connect_from(port, 2);
+	CHECK(again >= 0 && other >= 0);
+	send_call(again, 12, 31);
+	CHECK_EQ(mem_waits_reach(s, 1), 1); /* over the share the closed call holds */
+	send_call(other, 12, 32);
+	CHECK(started_within(now_ms() + 5000)); /* another address: the budget has room */
+	sem_getvalue(&hold_started, &started);
+	CHECK_EQ(started, 0); /* the reconnected client's call has not begun */
+	sem_post(&hold_release);
+	sem_post(&hold_release); /* the closed connection's call and the other's */
+	CHECK(started_within(now_ms() + 5000));
+	sem_post(&hold_release);
+	CHECK(read_reply(again, &xid, &res, now_ms() + 5000));
+	CHECK_EQ(xid, 31);
+	CHECK(read_reply(other, &xid, &res, now_ms() + 5000));
+	CHECK_EQ(xid, 32);
+	CHECK(counted_connections_reach(s, 2));
+	close(again);
+	close(other);
+	CHECK(counted_connections_reach(s, 0));
+	stop(s);
+	sem_destroy(&hold_started);
+	sem_destroy(&hold_release);
+}
+
 /* Calls queued in pool @p of @s. */
 static unsigned queued(struct net_server *s, enum rpc_pool p)
 {
@@ -968,4 +1046,5 @@ static void test_listen_errors_and_unstarted_free(void)
 TESTS(test_loopback, test_listen_errors_and_unstarted_free, test_reads_pass_held_flushes,
       test_connections_spread_over_loops, test_pool_replies_whole_and_in_records,
       test_paused_connection_resumes_on_completions, test_pool_threads_are_batch,
-      test_retry_in_pool, test_large_reply_waits_for_budget, test_pool_runs_groups);
+      test_retry_in_pool, test_large_reply_waits_for_budget, test_closed_connection_keeps_its_share,
+      test_pool_runs_groups);
