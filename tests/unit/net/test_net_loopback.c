@@ -825,8 +825,19 @@ static void test_retry_in_pool(void)
 	stop(s);
 }
 
-/* Wait (up to 5 s) until @s has counted @n waits for call memory; that count. */
-static uint64_t mem_waits_reach(struct net_server *s, uint64_t n)
+static uint64_t mem_waits_of(const struct net_counters *c)
+{
+	return c->mem_waits;
+}
+
+static uint64_t open_connections_of(const struct net_counters *c)
+{
+	return c->connections;
+}
+
+/* Wait (up to 5 s) until the counter @get reads from @s is @n; what it reads then. */
+static uint64_t counter_reach(struct net_server *s, uint64_t (*get)(const struct net_counters *),
+			      uint64_t n)
 {
 	int64_t deadline = now_ms() + 5000;
 	struct net_counters cnt;
@@ -834,8 +845,14 @@ static uint64_t mem_waits_reach(struct net_server *s, uint64_t n)
 	do {
 		sched_yield();
 		net_server_counters(s, &cnt);
-	} while (cnt.mem_waits < n && now_ms() < deadline);
-	return cnt.mem_waits;
+	} while (get(&cnt) != n && now_ms() < deadline);
+	return get(&cnt);
+}
+
+/* Wait until @s has counted @n waits for call memory; that count. */
+static uint64_t mem_waits_reach(struct net_server *s, uint64_t n)
+{
+	return counter_reach(s, mem_waits_of, n);
 }
 
 /*
@@ -896,19 +913,6 @@ static void test_large_reply_waits_for_budget(void)
 	sem_destroy(&hold_release);
 }
 
-/* Connections of @s still open (false: not @n within 5 s). */
-static bool open_connections_reach(struct net_server *s, unsigned n)
-{
-	int64_t deadline = now_ms() + 5000;
-	struct net_counters cnt;
-
-	do {
-		sched_yield();
-		net_server_counters(s, &cnt);
-	} while (cnt.connections != n && now_ms() < deadline);
-	return cnt.connections == n;
-}
-
 /* Connections of @s counted against its limits (false: not @n within 5 s). */
 static bool counted_connections_reach(struct net_server *s, unsigned n)
 {
@@ -944,7 +948,7 @@ static void test_closed_connection_keeps_its_share(void)
 	send_call(fd, 12, 30);
 	CHECK(started_within(now_ms() + 5000)); /* running, 1 MiB of the address's share */
 	close(fd);
-	CHECK(open_connections_reach(s, 0));
+	CHECK_EQ(counter_reach(s, open_connections_of, 0), 0);
 	CHECK(counted_connections_reach(s, 1)); /* its call still runs */
 	again = tcp_connect_from(port, 1);
 	other = tcp_connect_from(port, 2);
