@@ -104,11 +104,10 @@ struct net_conn {
 	 * else may be written until the loop, given it back, puts it first in the queue. */
 	struct net_req *tx_part;
 	bool closed;
-	bool closed_busy; /* closed with calls in a pool: counted in loop->nclosed_busy */
-	bool paused;	  /* EPOLLIN removed by back-pressure or shutdown */
-	bool dirty;	  /* on loop->dirty */
-	bool mem_wait;	  /* on loop->mw_head: its record waits for a large buffer */
-	uint32_t events;  /* current epoll mask */
+	bool paused;	 /* EPOLLIN removed by back-pressure or shutdown */
+	bool dirty;	 /* on loop->dirty */
+	bool mem_wait;	 /* on loop->mw_head: its record waits for a large buffer */
+	uint32_t events; /* current epoll mask */
 	unsigned inflight;
 	unsigned blocking; /* calls in the blocking pool, whose replies are not yet counted */
 	size_t queued;
@@ -172,11 +171,12 @@ struct net_loop {
 	/* Paused connections: while there are any, completions may be what resumes one, so
 	 * pool threads wake the loop for each (net_pool.c). */
 	atomic_uint npaused;
-	/* Closed connections with calls still in a pool: while there are any, pool threads
-	 * wake the loop for each completion, so that such a connection is freed, and stops
-	 * counting against its address's and the server's limits, as soon as its last call
-	 * is done, not when the loop next happens to wake (loop_reap()). */
-	atomic_uint nclosed_busy;
+	/* Connections closed and not yet freed (some have calls still in a pool): while
+	 * there are any, pool threads wake the loop for each completion, so that such a
+	 * connection is freed, and stops counting against its address's and the server's
+	 * limits, as soon as its last call is done, not when the loop next happens to wake
+	 * (loop_reap()). */
+	atomic_uint nclosing;
 	/* Connections another loop accepted and placed here (listen_accept()). */
 	_Atomic(struct net_incoming *) incoming;
 	/* Connections of this loop, counting those placed but not yet taken in: raised

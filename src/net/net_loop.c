@@ -128,8 +128,7 @@ static void loop_reap(struct net_loop *l)
 
 	while ((c = l->dead)) {
 		l->dead = c->dead_next;
-		if (c->closed_busy)
-			atomic_fetch_sub(&l->nclosed_busy, 1);
+		atomic_fetch_sub(&l->nclosing, 1);
 		net_peers_give(&l->srv->peers, &c->peer);
 		atomic_fetch_sub(&l->srv->nconns, 1);
 		net_acct_put(c->acct); /* its requests, which gave back what it took, are gone */
@@ -413,10 +412,7 @@ static void conn_close(struct net_conn *c)
 	c->sq_head = c->sq_tail = NULL;
 	pthread_mutex_unlock(&c->tx_lock);
 	conn_unpause(c);
-	if (c->blocking) { /* raised before the loop next looks at its completions */
-		c->closed_busy = true;
-		atomic_fetch_add(&l->nclosed_busy, 1);
-	}
+	atomic_fetch_add(&l->nclosing, 1); /* before the loop next looks at its completions */
 	atomic_fetch_sub(&l->nconn, 1);
 	if (c->prev)
 		c->prev->next = c->next;
@@ -1393,7 +1389,7 @@ int net_loop_init(struct net_loop *l, struct net_server *s)
 	atomic_init(&l->done, NULL);
 	atomic_init(&l->done_woken, false);
 	atomic_init(&l->npaused, 0);
-	atomic_init(&l->nclosed_busy, 0);
+	atomic_init(&l->nclosing, 0);
 	atomic_init(&l->incoming, NULL);
 	atomic_init(&l->nconn, 0);
 	atomic_init(&l->stop_req, false);

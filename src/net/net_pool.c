@@ -40,7 +40,7 @@ static void net_complete(struct net_req *r)
 	do {
 		r->next = old;
 	} while (!atomic_compare_exchange_weak(&l->done, &old, r));
-	if ((!sent || atomic_load(&l->npaused) || atomic_load(&l->nclosed_busy) ||
+	if ((!sent || atomic_load(&l->npaused) || atomic_load(&l->nclosing) ||
 	     atomic_load(&l->stop_req)) &&
 	    !atomic_exchange(&l->done_woken, true) && write(l->evfd, &one, sizeof(one)) < 0 &&
 	    errno != EAGAIN)
