@@ -24,9 +24,9 @@
  * median by a third to a half, with the server's CPU per op from 10% lower to 20%
  * higher (the switches); at 15,000-19,500 ops/s, with the loops real-time up to 15,000
  * calls a second, lower in 7 of 9 pairs but mostly at more CPU per op, hence the rate
- * above which a loop stays ordinary (on later machines, 16,000 and 20,000 gave no lower
- * mean and more CPU per op: doc/bench/history.md). Part of the gain, on such a machine,
- * is the loop taking the CPU from the client that has just sent it a call.
+ * above which a loop stays ordinary (on later machines, 16,000 and 20,000 gave a mean
+ * no lower and more CPU per op: doc/bench/history.md). Part of the gain, on such a
+ * machine, is the loop taking the CPU from the client that has just sent it a call.
  */
 #ifndef SHOAL_NET_PRIO_H
 #define SHOAL_NET_PRIO_H
