@@ -7,8 +7,10 @@
  * synced with fdatasync, a change of a directory's entries, a write in the same clock
  * tick as the last one. Callers that must reach stable storage there mark the inode
  * first (a new mtime, a chown to the same owner), and they ask here whether they must.
- * The kernel's version cannot tell whether it has the fix, so the answer is about the
- * file system alone.
+ * The fix (upstream commit 1308255bbf84, March 2026) is in Linux 7.0 and in the 6.18
+ * stable series from 6.18.21; a kernel of another series may have it backported under
+ * any number, or not at all, so only those two are taken to have it: every other
+ * kernel is marked for (the safe side).
  */
 #include "core/fsflush.h"
 
@@ -20,6 +22,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/utsname.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
@@ -50,14 +53,56 @@ int fs_sysfs_nojournal(dev_t dev, const char *sysfs)
 	return strncmp(buf, "<none>", 6) == 0;
 }
 
+/* The decimal number at *@s, moving @s past it; -1 if there is none (or it is huge). */
+static long release_number(const char **s)
+{
+	long n = 0;
+
+	if (**s < '0' || **s > '9')
+		return -1;
+	for (; **s >= '0' && **s <= '9'; (*s)++) {
+		if (n > 100000)
+			return -1;
+		n = n * 10 + (**s - '0');
+	}
+	return n;
+}
+
+bool fs_release_fixes_nojournal_fsync(const char *release)
+{
+	const char *s = release;
+	long major, minor, patch = 0;
+
+	major = release_number(&s);
+	if (major < 0 || *s++ != '.')
+		return false;
+	minor = release_number(&s);
+	if (minor < 0)
+		return false;
+	if (*s == '.') {
+		s++;
+		patch = release_number(&s);
+		if (patch < 0)
+			return false;
+	}
+	if (major > 7 || (major == 7 && minor > 0))
+		return true;
+	if (major == 7) /* 7.0's release candidates came before the fix: 7.0.0-rcN */
+		return strncmp(s, "-rc", 3) != 0;
+	return major == 6 && minor == 18 && patch >= 21;
+}
+
 bool fs_flush_needs_mark(int fd)
 {
 	struct statfs sf;
 	struct stat st;
+	struct utsname u;
 
 	if (fstatfs(fd, &sf) != 0 || fstat(fd, &st) != 0)
 		return true;		   /* cannot tell: the safe side */
 	if (sf.f_type != EXT4_SUPER_MAGIC) /* also ext2's and ext3's */
+		return false;
+	if (uname(&u) == 0 && fs_release_fixes_nojournal_fsync(u.release))
 		return false;
 	return fs_sysfs_nojournal(st.st_dev, "/sys") != 0;
 }

@@ -627,6 +627,11 @@ int vfs_export_open(const char *path, uint32_t export_id, struct vfs_export **ou
 	ve->root_dev = st.st_dev;
 	ve->root_ino = st.st_ino;
 	ve->mark_to_flush = fs_flush_needs_mark(ve->mount_fd);
+	if (ve->mark_to_flush)
+		log_info("export %s: on ext4 without a journal and a kernel without \"ext4: fix "
+			 "fsync(2) for nojournal mode\", inodes are marked dirty before their "
+			 "syncs",
+			 path);
 	err = be->fh_of(ve->root_fd, "", &bk, &ve->mount_id);
 	if (err == -ENOTSUP || err == -EOVERFLOW)
 		err = -EOPNOTSUPP;

@@ -92,4 +92,47 @@ static void test_other_fs_needs_no_mark(void)
 	CHECK(fs_flush_needs_mark(-1)); /* cannot tell: the safe side */
 }
 
-TESTS(test_sysfs_nojournal, test_other_fs_needs_no_mark);
+/* Which kernel releases are taken to have "ext4: fix fsync(2) for nojournal mode". */
+static void test_release_fix(void)
+{
+	static const char *const fixed[] = {
+		"6.18.21",     "6.18.44-fc-v1272", "6.18.21-rc1", "6.18.100", "7.0",	   "7.0.0",
+		"7.0.3-amd64", "7.0.0-10-generic", "7.1.0-rc1",	  "7.12.4",   "8.0.0-rc2", "10.2",
+	};
+	static const char *const unfixed[] = {
+		"6.1.0-28-amd64",
+		"6.1.158",
+		"6.18",
+		"6.18.0",
+		"6.18.20",
+		"6.18.2",
+		"6.12.80",
+		"6.19.11",
+		"6.6.131",
+		"5.14.0-427.el9.x86_64",
+		"7.0.0-rc6",
+		"7.0-rc1",
+		"4.19.0",
+		"",
+		"7",
+		"7.",
+		".0",
+		"x7.1",
+		"6.18.",
+		"6.18.x",
+		"99999999999999999999.1",
+	};
+
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
+		if (!fs_release_fixes_nojournal_fsync(fixed[i]))
+			fprintf(stderr, "taken as unfixed: %s\n", fixed[i]);
+		CHECK(fs_release_fixes_nojournal_fsync(fixed[i]));
+	}
+	for (size_t i = 0; i < sizeof(unfixed) / sizeof(unfixed[0]); i++) {
+		if (fs_release_fixes_nojournal_fsync(unfixed[i]))
+			fprintf(stderr, "taken as fixed: %s\n", unfixed[i]);
+		CHECK(!fs_release_fixes_nojournal_fsync(unfixed[i]));
+	}
+}
+
+TESTS(test_sysfs_nojournal, test_other_fs_needs_no_mark, test_release_fix);
