@@ -7,10 +7,10 @@
  * synced with fdatasync, a change of a directory's entries, a write in the same clock
  * tick as the last one. Callers that must reach stable storage there mark the inode
  * first (a new mtime, a chown to the same owner), and they ask here whether they must.
- * The fix (upstream commit 1308255bbf84, March 2026) is in Linux 7.0 and in the 6.18
- * stable series from 6.18.21; a kernel of another series may have it backported under
- * any number, or not at all, so only those two are taken to have it: every other
- * kernel is marked for (the safe side).
+ * The fix (upstream commit 1308255bbf84, March 2026) is in Linux 7.0 and was
+ * backported to the stable series 6.6 (from 6.6.131), 6.12 (6.12.80) and 6.18
+ * (6.18.21); a kernel of another series may have it under any number, or not at all,
+ * so only those are taken to have it: every other kernel is marked for (the safe side).
  */
 #include "core/fsflush.h"
 
@@ -89,7 +89,10 @@ bool fs_release_fixes_nojournal_fsync(const char *release)
 		return true;
 	if (major == 7) /* 7.0's release candidates came before the fix: 7.0.0-rcN */
 		return strncmp(s, "-rc", 3) != 0;
-	return major == 6 && minor == 18 && patch >= 21;
+	if (major != 6)
+		return false;
+	return (minor == 6 && patch >= 131) || (minor == 12 && patch >= 80) ||
+	       (minor == 18 && patch >= 21);
 }
 
 bool fs_flush_needs_mark(int fd)

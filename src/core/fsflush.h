@@ -14,8 +14,9 @@
 int fs_sysfs_nojournal(dev_t dev, const char *sysfs);
 
 /* Whether the Linux release @release (uname -r: "6.18.44-...", "7.0.0-rc3") has "ext4:
- * fix fsync(2) for nojournal mode": 7.0 (not its release candidates) and later, and
- * 6.18.21 and later in the 6.18 series. False for any other, which may or may not. */
+ * fix fsync(2) for nojournal mode": 7.0 (not its release candidates) and later, and the
+ * stable releases that took it: 6.6.131, 6.12.80, 6.18.21 and later in those series.
+ * False for any other, which may or may not have it. */
 bool fs_release_fixes_nojournal_fsync(const char *release);
 
 /* Whether a sync of a file on @fd's file system may end without a cache flush unless

@@ -15,7 +15,7 @@
 #
 #   bash tests/kernel/power.sh BUILD-DIR
 #
-# Six phases, each with its own disk, boots and power cut (on ext4 with a journal any
+# Nine phases, each with its own disk, boots and power cut (on ext4 with a journal any
 # fsync commits every pending change, so the syncs of one kind of load would hide
 # missing ones of the other):
 #   data  tests/durability/dur_load: writers with FILE_SYNC, DATA_SYNC and UNSTABLE +
@@ -50,14 +50,21 @@
 #         before. An unacknowledged rename to another directory may there leave both
 #         names (the server syncs the new directory, then the old one), which the
 #         verifier accepts for the last op only.
+#   data-nojournal-6.12, log-nojournal-6.12, meta-nojournal-6.12  the three no-journal
+#         phases again with the guest booted from the image's second kernel, Debian 12's
+#         6.12 LTS, which has that fix: there the server marks no inode before its syncs
+#         (core/fsflush.c), so these show that its plain syncs suffice on such a kernel.
+# In every no-journal phase the server's log must say whether it marks inodes as the
+# guest's kernel requires (NAME-marks: under 6.1 it must, under 6.12 it must not).
 # The power is cut 0.5 to 3 s after the load starts; the delays and the loads' choices
 # come from one seed, printed first (POWER_SEED=N repeats them; how far the loads got
 # when the power went still depends on timing). Output: PASS/FAIL per check, then
 # "power: N passed, M failed". A run that cannot start counts as failed. One run takes
-# about 165 s under TCG (eight boots of ~12 s).
+# about 240 s under TCG (twelve boots of ~12 s).
 # Environment: POWER_SEED; POWER_PHASES (the phases to run, in order, default "data
-# data-nojournal log log-nojournal meta meta-nojournal"; a phase left out is reported as
-# not run); POWER_MOUNT_OPTS (the
+# data-nojournal log log-nojournal meta meta-nojournal data-nojournal-6.12
+# log-nojournal-6.12 meta-nojournal-6.12"; a phase left out is reported as not run);
+# POWER_MOUNT_OPTS (the
 # guest's ext4 mount options, default commit=600: within the test the journal is
 # committed only by a sync, never by the timer; a disk without a journal is mounted
 # without the commit= option, which ext4 refuses there. "commit=600,dirsync,sync" makes
@@ -85,7 +92,8 @@ CACHEDISK=$build/tests/kernel/cachedisk
 for phase in ${POWER_PHASES:-}; do
 	case $phase in
 	data | data-nojournal | log | log-nojournal | meta | meta-nojournal) ;;
-	*) no_run "POWER_PHASES: expected data, data-nojournal, log, log-nojournal, meta or meta-nojournal got '$phase'" ;;
+	data-nojournal-6.12 | log-nojournal-6.12 | meta-nojournal-6.12) ;;
+	*) no_run "POWER_PHASES: expected data, data-nojournal, log, log-nojournal, meta or meta-nojournal (the last three optionally with -6.12) got '$phase'" ;;
 	esac
 done
 case ${POWER_LOG_CONTROL:-} in
@@ -264,7 +272,21 @@ power_on() {
 		fail "$name-disk: expected mkfs.ext4 ${features:+-O $features }to make $disk"
 		return 1
 	}
-	guest_run "$name" "$disk" serve "server up" "$@"
+	guest_run "$name" "$disk" serve "server up" "$@" || return
+	marks_check "$name" "$features"
+}
+
+# marks_check NAME FEATURES : on a disk without a journal, whether the server's log says
+# it marks inodes before their syncs must match the guest's kernel: it must under 6.1,
+# which lacks "ext4: fix fsync(2) for nojournal mode", and must not under 6.12 (VM_KERNEL),
+# which has it. Always 0: a mismatch is a FAIL, and the phase goes on.
+marks_check() {
+	local want=marks got=none
+	[ "$2" = ^has_journal ] || return 0
+	[ -n "${VM_KERNEL:-}" ] && want=none
+	grep -q 'inodes are marked dirty before their syncs' "$SERVER_LOG" && got=marks
+	check "$1-marks" "$want" "$got"
+	return 0
 }
 
 # power_off : after the guest's last word, qemu's own exit (init powers the guest off)
@@ -451,7 +473,11 @@ t_start=$SECONDS
 s_data="data not run" s_data_nj="data-nojournal not run" s_log="log not run" s_meta="meta not run"
 s_log_nj="log-nojournal not run"
 s_nojournal="meta-nojournal not run"
-for phase in ${POWER_PHASES:-data data-nojournal log log-nojournal meta meta-nojournal}; do
+s_data_nj12="data-nojournal-6.12 not run" s_log_nj12="log-nojournal-6.12 not run"
+s_meta_nj12="meta-nojournal-6.12 not run"
+all_phases="data data-nojournal log log-nojournal meta meta-nojournal data-nojournal-6.12"
+all_phases+=" log-nojournal-6.12 meta-nojournal-6.12"
+for phase in ${POWER_PHASES:-$all_phases}; do
 	case $phase in
 	data) phase_data data '' s_data 4 ;;
 	data-nojournal) phase_data data-nojournal ^has_journal s_data_nj 1 ;;
@@ -459,8 +485,12 @@ for phase in ${POWER_PHASES:-data data-nojournal log log-nojournal meta meta-noj
 	log-nojournal) phase_log log-nojournal ^has_journal s_log_nj 1 ;;
 	meta) phase_meta meta '' s_meta ;;
 	meta-nojournal) phase_meta meta-nojournal ^has_journal s_nojournal ;;
+	data-nojournal-6.12) VM_KERNEL=6.12 phase_data "$phase" ^has_journal s_data_nj12 1 ;;
+	log-nojournal-6.12) VM_KERNEL=6.12 phase_log "$phase" ^has_journal s_log_nj12 1 ;;
+	meta-nojournal-6.12) VM_KERNEL=6.12 phase_meta "$phase" ^has_journal s_meta_nj12 ;;
 	esac
 done
-echo "power-loss: $s_data; $s_data_nj; $s_log; $s_log_nj; $s_meta; $s_nojournal (seed $seed, $((SECONDS - t_start)) s)"
+echo "power-loss: $s_data; $s_data_nj; $s_log; $s_log_nj; $s_meta; $s_nojournal;" \
+	"$s_data_nj12; $s_log_nj12; $s_meta_nj12 (seed $seed, $((SECONDS - t_start)) s)"
 echo "power: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

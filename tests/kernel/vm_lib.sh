@@ -6,8 +6,10 @@
 # The sourcing script sets VM_SUITE (its name in "did not run" lines) and `here` (this
 # directory); before booting it sets T (scratch directory, the logs go there) and SHARE
 # (the directory the guest mounts at /host, holding guest.sh). After vm_tap_up, img is
-# the image directory. Environment: SHOAL_VM_CACHE (image cache), KERNEL_ACCEL (kvm|tcg
-# to force one), KERNEL_KVM_BOOT / KERNEL_TCG_BOOT (boot deadlines, default 30 / 180 s).
+# the image directory. VM_KERNEL, when set (6.12), boots the image's second kernel
+# instead of its first (Debian 12's 6.1). Environment: SHOAL_VM_CACHE (image cache),
+# KERNEL_ACCEL (kvm|tcg to force one), KERNEL_KVM_BOOT / KERNEL_TCG_BOOT (boot deadlines,
+# default 30 / 180 s).
 
 # shellcheck shell=bash
 # shellcheck disable=SC2034,SC2154 # HOST_IP, GUEST_IP, img are for the sourcing script; here, T, SHARE come from it
@@ -73,9 +75,12 @@ vm_tap_up() {
 # QFD reads its stdout, the guest's second serial port; the console goes to console.log.
 # A suite that defines vm_before_boot has it called first (power.sh starts its disk there).
 boot() {
-	local accel=$1 cpu=max
+	local accel=$1 cpu=max kernel=$img/vmlinuz initrd=$img/initrd.img
 	shift
 	[ "$accel" = kvm ] && cpu=host
+	if [ -n "${VM_KERNEL:-}" ]; then
+		kernel=$img/vmlinuz-$VM_KERNEL initrd=$img/initrd-$VM_KERNEL.img
+	fi
 	if declare -F vm_before_boot >/dev/null; then
 		vm_before_boot || return
 	fi
@@ -84,7 +89,7 @@ boot() {
 	exec {QFD}< <(
 		exec qemu-system-x86_64 -nodefaults -no-user-config -display none -no-reboot \
 			-machine pc -accel "$accel" -cpu "$cpu" -smp 2 -m 1024 \
-			-kernel "$img/vmlinuz" -initrd "$img/initrd.img" \
+			-kernel "$kernel" -initrd "$initrd" \
 			-append "console=ttyS0 root=/dev/vda rw init=/sbin/shoal-init panic=-1 loglevel=6 net.ifnames=0" \
 			-drive "file=$img/root.img,format=raw,if=virtio,snapshot=on" \
 			-fsdev "local,id=share,path=$SHARE,security_model=none" \
