@@ -9,11 +9,11 @@
 #
 # The image lives in CACHE-DIR/<hash of this file> (default /var/cache/shoal-vm, outside
 # the work tree) and holds vmlinuz, initrd.img (6.1), vmlinuz-6.12, initrd-6.12.img and
-# root.img; it is rebuilt only when this recipe changes. Packages are downloaded from the host's Debian mirror by debootstrap
-# (first stage) and the second kernel's by the host's apt (the only steps that use the
-# network); they are configured in a chroot
-# inside private network, mount and pid namespaces with a policy-rc.d that refuses to
-# start services, so nothing the packages start can reach or outlive the build.
+# root.img; it is rebuilt only when this recipe changes. Packages are downloaded from the
+# host's Debian mirror by debootstrap (first stage) and the second kernel's by the host's
+# apt (the only steps that use the network); they are configured in a chroot inside
+# private network, mount and pid namespaces with a policy-rc.d that refuses to start
+# services, so nothing the packages start can reach or outlive the build.
 # What the guest runs is not in the image: its init mounts the host directory the test
 # shares (9p) and runs guest.sh from there, so editing the workload needs no rebuild.
 set -euo pipefail
