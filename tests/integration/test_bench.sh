@@ -101,6 +101,15 @@ check json-ladder-top '"ladder_top": "400 op/s, as requested"' \
 	"$(grep -o '"ladder_top": "[^"]*"' "$T/out.json")"
 check report-ladder-top "Peak Load Point                 400 op/s, as requested" \
 	"$(grep '^Peak Load Point' "$T/out.txt")"
+# ...and the seed of its choices (default 0); a seed that is not one is refused
+check json-seed '"seed": "0"' "$(grep -o '"seed": "[^"]*"' "$T/out.json")"
+check report-seed "Random Seed                     0" "$(grep '^Random Seed' "$T/out.txt")"
+i=0
+for bad in -1 18446744073709551616 1x ''; do
+	i=$((i + 1))
+	"$BENCH" --load 400 --seed "$bad" >/dev/null 2>"$T/seed.err"
+	check "seed-refused-$i" "2 1" "$? $(grep -c 'seed: expected an integer' "$T/seed.err")"
+done
 
 # The fileset left behind is reused: nothing to write, same counts. Run twice with one
 # call in flight, so that the second run begins with the first's calls, XID slot and
@@ -159,8 +168,10 @@ done
 # The procedures shoal-bench sends beyond the SFS2008 mix are answered without error
 # too (NULL's void result used to be counted as an error).
 printf 'SFS MIXFILE VERSION 2\nnull 25%%\nfsinfo 25%%\npathconf 25%%\ncommit 25%%\n' >"$T/extra.mix"
-out=$(run_bench --reuse-fileset --mix "$T/extra.mix" --load 200 --points 1 --runtime 1)
+out=$(run_bench --reuse-fileset --mix "$T/extra.mix" --load 200 --points 1 --runtime 1 \
+	--seed 0xfffffffffffffffe --json "$T/extra.json")
 check extra-mix-exit-status 0 "$?"
+check extra-mix-seed '"seed": "18446744073709551614"' "$(grep -o '"seed": "[^"]*"' "$T/extra.json")"
 for op in NULL FSINFO PATHCONF COMMIT; do
 	answered "extra-mix-$op" "$out" $op 0
 done

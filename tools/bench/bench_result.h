@@ -79,6 +79,8 @@ struct bench_run {
 	double append_pct;	  /* 70 */
 	char write_stability[16]; /* "FILE_SYNC", "UNSTABLE", ... */
 	char call_pacing[96];	  /* when a process sends its calls (--send-ahead-us) */
+	char seed[24]; /* of the operations' random choices, in decimal; empty in a run made
+			* before it existed (its processes' choices were correlated) */
 	/* Before the first point (engine_settle.c): what was done ("COMMIT of N I/O files
 	 * in S s") or why it failed; empty in a run made before it existed. */
 	char settle[192];

@@ -39,6 +39,7 @@ struct bench_cfg {
 	uint64_t ahead_ns;	/* a process sends what is due this soon with what is due now */
 	uint32_t send_batch;	/* ...but no more than about this many calls' worth (0: no cap) */
 	bool reuse;		/* keep existing files of the right size */
+	uint64_t seed;		/* of the operations' random choices (--seed) */
 	unsigned ntargets;
 	struct bench_target_cfg targets[BENCH_MAX_TARGETS];
 };

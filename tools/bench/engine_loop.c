@@ -426,7 +426,7 @@ struct bench_engine *bench_engine_new(const struct bench_cfg *cfg, char *err, si
 		p->thr = t;
 		p->target = &e->cfg.targets[i % cfg->ntargets];
 		p->conn.fd = -1;
-		p->rng = 0x9e3779b97f4a7c15ull * (i + 1);
+		p->rng = bench_proc_seed(cfg->seed, i);
 		for (uint32_t s = 0; s < MAX_SLOTS; s++)
 			p->freestk[p->nfree++] = (uint8_t)(MAX_SLOTS - 1 - s);
 		t->procs[t->nprocs++] = p;

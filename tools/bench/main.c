@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +57,7 @@ struct opts {
 	unsigned points, procs, in_flight, threads, biod, unit_kib, ahead_us, send_batch;
 	bool auto_peak, reuse, progress, populate_only;
 	uint32_t stable;
+	uint64_t seed;
 	const char *label, *server_desc, *json, *report, *svg, *desc, *mix;
 	pid_t spids[MAX_PIDS];
 	unsigned nspids;
@@ -105,6 +107,8 @@ static void usage(FILE *f)
 	      "  --tolerance PCT    a point achieving less than this below its request is\n"
 	      "                     invalid (default 10, provisional)\n"
 	      "  --mix FILE         mix file (\"SFS MIXFILE VERSION 2\"); non-standard\n"
+	      "  --seed N           seed of the operations' random choices (default 0: every\n"
+	      "                     run of the same options makes the same choices)\n"
 	      "  --reuse-fileset    keep files of an earlier run, create what is missing\n"
 	      "  --populate-only    create the fileset and exit\n"
 	      "  --label NAME --server-desc TEXT   name the curve / the server\n"
@@ -126,6 +130,22 @@ static double num(const char *opt, const char *s, double lo, double hi)
 		exit(2);
 	}
 	return v;
+}
+
+/* A seed: any 64-bit unsigned integer, in decimal or 0x hex. */
+static uint64_t seed_arg(const char *s)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (end == s || *end || errno || s[strspn(s, " \t")] == '-') {
+		fprintf(stderr, "shoal-bench: --seed: expected an integer in [0, 2^64), got '%s'\n",
+			s);
+		exit(2);
+	}
+	return (uint64_t)v;
 }
 
 static void parse(int argc, char **argv, struct opts *o)
@@ -153,6 +173,7 @@ static void parse(int argc, char **argv, struct opts *o)
 		O_STAB,
 		O_TOL,
 		O_MIX,
+		O_SEED,
 		O_REUSE,
 		O_POPONLY,
 		O_LABEL,
@@ -195,6 +216,7 @@ static void parse(int argc, char **argv, struct opts *o)
 		{"write-stable", 1, 0, O_STAB},
 		{"tolerance", 1, 0, O_TOL},
 		{"mix", 1, 0, O_MIX},
+		{"seed", 1, 0, O_SEED},
 		{"reuse-fileset", 0, 0, O_REUSE},
 		{"populate-only", 0, 0, O_POPONLY},
 		{"label", 1, 0, O_LABEL},
@@ -293,6 +315,9 @@ static void parse(int argc, char **argv, struct opts *o)
 			break;
 		case O_FL:
 			o->fail_lookup_pct = num("--failed-lookups", optarg, 0, 100);
+			break;
+		case O_SEED:
+			o->seed = seed_arg(optarg);
 			break;
 		case O_TOL:
 			o->tolerance = num("--tolerance", optarg, 0, 100);
@@ -454,6 +479,7 @@ static int build_cfg(const struct opts *o, struct bench_cfg *cfg)
 	cfg->fail_lookup_pct = o->fail_lookup_pct;
 	cfg->tolerance_pct = o->tolerance;
 	cfg->reuse = o->reuse;
+	cfg->seed = o->seed;
 	return 0;
 }
 
@@ -477,6 +503,7 @@ static void fill_run_header(const struct opts *o, const struct bench_cfg *cfg,
 	run->working_set_pct = o->ws_pct;
 	run->append_pct = o->append_pct;
 	snprintf(run->write_stability, sizeof(run->write_stability), "%s", stab[o->stable]);
+	snprintf(run->seed, sizeof(run->seed), "%" PRIu64, o->seed);
 	if (o->ahead_us == 0)
 		snprintf(run->call_pacing, sizeof(run->call_pacing), "each call when it is due");
 	else if (o->send_batch == 0)

@@ -930,6 +930,7 @@ static void benchmark_parameters(FILE *out, const struct bench_run *run)
 	kvf(out, "Appends", "%g%% of WRITEs", run->append_pct);
 	kv(out, "Write Stability", or_ns(run->write_stability));
 	kv(out, "Call Pacing", or_ns(run->call_pacing));
+	kv(out, "Random Seed", or_ns(run->seed));
 	kv(out, "Peak Load Point", or_ns(run->ladder_top));
 	kv(out, "Before the First Point", or_ns(run->settle));
 	kvf(out, "Fileset",

@@ -25,6 +25,19 @@ static inline uint64_t bench_rand(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
+/*
+ * The first state of load process @proc's generator in a run seeded with @seed. States
+ * are outputs of the generator, not a step apart: processes started a step apart would
+ * draw one stream, each a draw behind the next, and so choose alike.
+ */
+static inline uint64_t bench_proc_seed(uint64_t seed, uint32_t proc)
+{
+	uint64_t base = bench_rand(&seed);
+	uint64_t s = base + (uint64_t)proc * 0x9e3779b97f4a7c15ull;
+
+	return bench_rand(&s);
+}
+
 /* Uniform integer in [0, n) (n > 0), by 64x64 multiply-high (no modulo bias to speak of). */
 static inline uint64_t bench_rand_below(uint64_t *s, uint64_t n)
 {
