@@ -8,9 +8,10 @@
  * tick as the last one. Callers that must reach stable storage there mark the inode
  * first (a new mtime, a chown to the same owner), and they ask here whether they must.
  * The fix (upstream commit 1308255bbf84, March 2026) is in Linux 7.0 and was
- * backported to the stable series 6.6 (from 6.6.131), 6.12 (6.12.80) and 6.18
- * (6.18.21); a kernel of another series may have it under any number, or not at all,
- * so only those are taken to have it: every other kernel is marked for (the safe side).
+ * backported to some stable series (fsflush.h lists them; the README's Durability
+ * section names them for users); a kernel of another series may have it under any
+ * number, or not at all, so only those are taken to have it: every other kernel is
+ * marked for (the safe side).
  */
 #include "core/fsflush.h"
 
@@ -91,6 +92,7 @@ bool fs_release_fixes_nojournal_fsync(const char *release)
 		return strncmp(s, "-rc", 3) != 0;
 	if (major != 6)
 		return false;
+	/* the stable releases that took it: keep fsflush.h and the README in step */
 	return (minor == 6 && patch >= 131) || (minor == 12 && patch >= 80) ||
 	       (minor == 18 && patch >= 21);
 }

@@ -119,6 +119,11 @@ for run in reuse rerun; do
 	out=$(run_bench --reuse-fileset --points 1 --runtime 1 --in-flight 1)
 	check $run-exit-status 0 "$?"
 	check $run-no-errors "" "$(printf '%s\n' "$out" | grep '^errors:')"
+	# a second's point still has the server's CPU per op: a few ms of CPU in all,
+	# measured to the nanosecond, not in 10 ms clock ticks
+	check $run-server-cpu yes "$(printf '%s\n' "$out" | awk '/^point /{
+		for (i = 1; i < NF; i++) if ($i == "server_cpu") print ($(i + 1) > 0 ? "yes" : $(i + 1))
+	}')"
 done
 # Peak searches with trials shorter than the points, first without probes (the default
 # probes would be longer than these trials), then with: as many probes and trials as

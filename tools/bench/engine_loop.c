@@ -183,30 +183,23 @@ static double cpu_self_s(void)
 	       ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) / 1e6;
 }
 
-/* utime + stime of the processes @pids in seconds; negative if one cannot be read. */
+/*
+ * CPU time of the processes @pids, in seconds (every thread's, the ended ones' too);
+ * negative if one cannot be read. Their CPU clocks count nanoseconds, where the
+ * utime + stime of /proc/PID/stat count clock ticks (10 ms): a short point's few
+ * ticks would make its CPU per operation a multiple of 10 ms / ops, often 0.
+ */
 static double cpu_pids_s(const pid_t *pids, unsigned n)
 {
 	double total = 0;
-	long hz = sysconf(_SC_CLK_TCK);
 
 	for (unsigned i = 0; i < n; i++) {
-		char path[64], buf[1024], *p;
-		unsigned long ut, st;
-		FILE *f;
-		size_t len;
+		struct timespec ts;
+		clockid_t id;
 
-		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pids[i]);
-		f = fopen(path, "r");
-		if (!f)
+		if (clock_getcpuclockid(pids[i], &id) != 0 || clock_gettime(id, &ts) != 0)
 			return -1;
-		len = fread(buf, 1, sizeof(buf) - 1, f);
-		fclose(f);
-		buf[len] = '\0';
-		p = strrchr(buf, ')'); /* the command name may hold spaces */
-		if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut,
-				 &st) != 2)
-			return -1;
-		total += (double)(ut + st) / (double)hz;
+		total += (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 	}
 	return total;
 }

@@ -63,27 +63,16 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* utime + stime of every thread of @pid, in seconds; -1 if unreadable. */
+/* CPU time of process @pid (every thread's), in seconds, from its CPU clock (which
+ * counts nanoseconds, not clock ticks); -1 if unreadable. */
 static double proc_cpu_s(int pid)
 {
-	char path[64], buf[1024], *p;
-	unsigned long ut, st;
-	FILE *f;
+	struct timespec ts;
+	clockid_t id;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "r");
-	if (!f)
+	if (clock_getcpuclockid(pid, &id) != 0 || clock_gettime(id, &ts) != 0)
 		return -1;
-	if (!fgets(buf, sizeof(buf), f)) {
-		fclose(f);
-		return -1;
-	}
-	fclose(f);
-	p = strrchr(buf, ')');
-	if (!p ||
-	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
-		return -1;
-	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 static double self_cpu_s(void)
