@@ -180,7 +180,7 @@ static int cmp_u64(const void *x, const void *y)
 }
 
 /* No value is drawn twice in the first DRAWS_EACH draws of PROCS processes under one
- * seed (64-bit draws collide by chance with odds of about 2^-34 here): processes whose
+ * seed (64-bit draws collide by chance with odds of about 2^-33 here): processes whose
  * streams were one stream shifted, as states a step apart give, would repeat almost all. */
 #define PROCS	   64
 #define DRAWS_EACH 1024
