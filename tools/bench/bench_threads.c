@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void bench_thread_group(const char *comm, char *group)
 {
@@ -22,8 +23,9 @@ void bench_thread_group(const char *comm, char *group)
 	group[n] = '\0';
 }
 
-/* One thread's group and time from the text of its stat file; false if malformed. */
-static bool parse_stat(char *buf, struct bench_tick *t)
+/* One thread's group and clock ticks from the text of its stat file; false if
+ * malformed. */
+static bool parse_stat(char *buf, struct bench_tick *t, uint64_t *ticks)
 {
 	char *open = strchr(buf, '('), *close = strrchr(buf, ')'); /* the name may hold ')' */
 	unsigned long ut, st;
@@ -34,8 +36,39 @@ static bool parse_stat(char *buf, struct bench_tick *t)
 		return false;
 	*close = '\0';
 	bench_thread_group(open + 1, t->group);
-	t->ticks = (uint64_t)ut + st;
+	*ticks = (uint64_t)ut + st;
 	return true;
+}
+
+/* Up to @size - 1 bytes of file @path into @buf, NUL-terminated; false if unreadable. */
+static bool read_text(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+	size_t len;
+
+	if (!f)
+		return false;
+	len = fread(buf, 1, size - 1, f);
+	fclose(f);
+	buf[len] = '\0';
+	return true;
+}
+
+/*
+ * @tid's CPU time in ns: the run time its schedstat file starts with, or, where that
+ * file is missing or says 0 (a kernel that keeps no scheduler statistics prints
+ * "0 0 0") while the thread has ticks, its ticks at @hz a second.
+ */
+static uint64_t thread_ns(pid_t pid, pid_t tid, uint64_t ticks, double hz)
+{
+	char file[96], buf[128];
+	unsigned long long ns;
+
+	snprintf(file, sizeof(file), "/proc/%d/task/%d/schedstat", (int)pid, (int)tid);
+	if (read_text(file, buf, sizeof(buf)) && sscanf(buf, "%llu", &ns) == 1 &&
+	    (ns > 0 || ticks == 0))
+		return ns;
+	return (uint64_t)((double)ticks * 1e9 / hz);
 }
 
 /* Append @pid's threads to @s; -1 if its task directory cannot be read. */
@@ -43,6 +76,7 @@ static int read_process(struct bench_threads *s, pid_t pid)
 {
 	char path[64];
 	struct dirent *de;
+	double hz = (double)sysconf(_SC_CLK_TCK);
 	DIR *d;
 	int rc = 0;
 
@@ -53,21 +87,16 @@ static int read_process(struct bench_threads *s, pid_t pid)
 	while (rc == 0 && (de = readdir(d)) != NULL) {
 		char file[96], buf[1024];
 		struct bench_tick t = {0};
-		size_t len;
-		FILE *f;
+		uint64_t ticks;
 
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
 		t.tid = (pid_t)atoi(de->d_name);
 		snprintf(file, sizeof(file), "/proc/%d/task/%d/stat", (int)pid, (int)t.tid);
-		f = fopen(file, "r");
-		if (!f)
-			continue; /* the thread ended since the directory was read */
-		len = fread(buf, 1, sizeof(buf) - 1, f);
-		fclose(f);
-		buf[len] = '\0';
-		if (!parse_stat(buf, &t))
+		/* unreadable: the thread ended since the directory was read */
+		if (!read_text(file, buf, sizeof(buf)) || !parse_stat(buf, &t, &ticks))
 			continue;
+		t.ns = thread_ns(pid, t.tid, ticks, hz);
 		if (s->n == s->cap) {
 			unsigned cap = s->cap ? 2 * s->cap : 64;
 			struct bench_tick *nt = realloc(s->t, cap * sizeof(*nt));
@@ -102,62 +131,62 @@ void bench_threads_free(struct bench_threads *s)
 
 struct group_sum {
 	char name[16];
-	uint64_t ticks;
+	uint64_t ns;
 };
 
-static int by_ticks_desc(const void *x, const void *y)
+static int by_ns_desc(const void *x, const void *y)
 {
 	const struct group_sum *a = x, *b = y;
 
-	if (a->ticks != b->ticks)
-		return a->ticks > b->ticks ? -1 : 1;
+	if (a->ns != b->ns)
+		return a->ns > b->ns ? -1 : 1;
 	return strcmp(a->name, b->name);
 }
 
-/* @tid's ticks in @a, or 0 if it was not there (or is a new thread with its number). */
-static uint64_t ticks_before(const struct bench_threads *a, const struct bench_tick *now)
+/* @tid's time in @a, or 0 if it was not there (or is a new thread with its number). */
+static uint64_t ns_before(const struct bench_threads *a, const struct bench_tick *now)
 {
 	for (unsigned i = 0; i < a->n; i++)
 		if (a->t[i].tid == now->tid)
-			return a->t[i].ticks <= now->ticks ? a->t[i].ticks : 0;
+			return a->t[i].ns <= now->ns ? a->t[i].ns : 0;
 	return 0;
 }
 
 unsigned bench_threads_split(const struct bench_threads *a, const struct bench_threads *b,
-			     double ops, double hz, struct bench_thread_cpu *out, unsigned max)
+			     double ops, struct bench_thread_cpu *out, unsigned max)
 {
 	struct group_sum *g = calloc(b->n ? b->n : 1, sizeof(*g));
 	unsigned ng = 0, nout = 0;
 	uint64_t rest = 0;
 
-	if (!g || ops <= 0 || hz <= 0 || max == 0) {
+	if (!g || ops <= 0 || max == 0) {
 		free(g);
 		return 0;
 	}
 	for (unsigned i = 0; i < b->n; i++) {
-		uint64_t d = b->t[i].ticks - ticks_before(a, &b->t[i]);
+		uint64_t d = b->t[i].ns - ns_before(a, &b->t[i]);
 		unsigned k = 0;
 
 		while (k < ng && strcmp(g[k].name, b->t[i].group) != 0)
 			k++;
 		if (k == ng)
 			memcpy(g[ng++].name, b->t[i].group, sizeof(g->name));
-		g[k].ticks += d;
+		g[k].ns += d;
 	}
-	qsort(g, ng, sizeof(*g), by_ticks_desc);
-	while (ng > 0 && g[ng - 1].ticks == 0)
+	qsort(g, ng, sizeof(*g), by_ns_desc);
+	while (ng > 0 && g[ng - 1].ns == 0)
 		ng--;
 	for (unsigned k = 0; k < ng; k++) {
 		if (ng > max && k >= max - 1) {
-			rest += g[k].ticks;
+			rest += g[k].ns;
 			continue;
 		}
 		snprintf(out[nout].name, sizeof(out[nout].name), "%s", g[k].name);
-		out[nout++].cpu_us_per_op = (double)g[k].ticks * 1e6 / hz / ops;
+		out[nout++].cpu_us_per_op = (double)g[k].ns / 1e3 / ops;
 	}
 	if (rest) {
 		snprintf(out[nout].name, sizeof(out[nout].name), "other");
-		out[nout++].cpu_us_per_op = (double)rest * 1e6 / hz / ops;
+		out[nout++].cpu_us_per_op = (double)rest / 1e3 / ops;
 	}
 	free(g);
 	return nout;

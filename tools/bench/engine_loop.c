@@ -183,23 +183,18 @@ static double cpu_self_s(void)
 	       ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) / 1e6;
 }
 
-/*
- * CPU time of the processes @pids, in seconds (every thread's, the ended ones' too);
- * negative if one cannot be read. Their CPU clocks count nanoseconds, where the
- * utime + stime of /proc/PID/stat count clock ticks (10 ms): a short point's few
- * ticks would make its CPU per operation a multiple of 10 ms / ops, often 0.
- */
+/* CPU time of the processes @pids, in seconds (every thread's, the ended ones' too);
+ * negative if one cannot be read. */
 static double cpu_pids_s(const pid_t *pids, unsigned n)
 {
 	double total = 0;
 
 	for (unsigned i = 0; i < n; i++) {
-		struct timespec ts;
-		clockid_t id;
+		int64_t ns = proc_cpu_ns(pids[i]);
 
-		if (clock_getcpuclockid(pids[i], &id) != 0 || clock_gettime(id, &ts) != 0)
+		if (ns < 0)
 			return -1;
-		total += (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+		total += (double)ns / 1e9;
 	}
 	return total;
 }
@@ -314,9 +309,9 @@ void bench_engine_point(struct bench_engine *e, double rate, double warmup_s, do
 	pt->measured_s = (double)(t1 - t0) / 1e9;
 	merge(e, pt, pt->measured_s);
 	if (split && s0 >= 0 && s1 >= 0)
-		pt->nserver_threads = bench_threads_split(
-			&th0, &th1, (double)pt->total_ops, (double)sysconf(_SC_CLK_TCK),
-			pt->server_threads, BENCH_MAX_THREAD_GROUPS);
+		pt->nserver_threads =
+			bench_threads_split(&th0, &th1, (double)pt->total_ops, pt->server_threads,
+					    BENCH_MAX_THREAD_GROUPS);
 	bench_threads_free(&th0);
 	bench_threads_free(&th1);
 	pt->client_cpu_us_per_op = pt->total_ops ? (c1 - c0) * 1e6 / (double)pt->total_ops : 0;

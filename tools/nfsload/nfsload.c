@@ -4,8 +4,8 @@
  * It mounts an export, creates one file, then keeps DEPTH calls in flight on each of
  * CONNS TCP connections, cycling GETATTR, LOOKUP and ACCESS, for a warm-up and a
  * measured interval. It prints the calls answered per second and, when given the
- * server's pid, the server's CPU time per call read from /proc (user + system, all
- * threads) over exactly the measured interval, and its own CPU time per call.
+ * server's pid, the server's CPU time per call read from its CPU clock (user + system,
+ * all threads) over exactly the measured interval, and its own CPU time per call.
  * This is the measurement that issue #2's speed floor is stated in; shoal-bench
  * measures the full SFS mix.
  */
@@ -25,6 +25,8 @@
 #include <nfsc/libnfs-raw.h>
 #include <nfsc/libnfs-raw-mount.h>
 #include <nfsc/libnfs-raw-nfs.h>
+
+#include "core/clock.h"
 
 #define MAX_CONNS 1024
 
@@ -60,18 +62,6 @@ static double now_s(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* CPU time of process @pid (every thread's), in seconds, from its CPU clock (which
- * counts nanoseconds, not clock ticks); -1 if unreadable. */
-static double proc_cpu_s(int pid)
-{
-	struct timespec ts;
-	clockid_t id;
-
-	if (clock_getcpuclockid(pid, &id) != 0 || clock_gettime(id, &ts) != 0)
-		return -1;
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
@@ -248,7 +238,8 @@ static int run(void)
 {
 	struct conn conns[MAX_CONNS];
 	struct pollfd pfd[MAX_CONNS];
-	double t0, t_measure = 0, t_end, cpu0 = 0, self0 = 0, t;
+	double t0, t_measure = 0, t_end, self0 = 0, t;
+	int64_t cpu0 = 0;
 	uint64_t total;
 
 	for (unsigned i = 0; i < g.conns; i++) {
@@ -268,7 +259,7 @@ static int run(void)
 		if (!g.measuring && t >= t0 + g.warmup) {
 			g.measuring = true;
 			t_measure = t;
-			cpu0 = g.server_pid ? proc_cpu_s(g.server_pid) : 0;
+			cpu0 = g.server_pid ? proc_cpu_ns(g.server_pid) : 0;
 			self0 = self_cpu_s();
 		}
 		for (unsigned i = 0; i < g.conns; i++) {
@@ -297,9 +288,17 @@ static int run(void)
 	printf("calls %llu seconds %.2f calls_per_s %.0f errors %llu\n", (unsigned long long)total,
 	       t, (double)total / t, (unsigned long long)g.errors);
 	printf("client_cpu_us_per_call %.2f\n", (self_cpu_s() - self0) * 1e6 / (double)total);
-	if (g.server_pid)
+	if (g.server_pid) {
+		int64_t cpu1 = proc_cpu_ns(g.server_pid);
+
+		if (cpu0 < 0 || cpu1 < 0) {
+			fprintf(stderr, "nfsload: cannot read the CPU time of process %d\n",
+				g.server_pid);
+			return 1;
+		}
 		printf("server_cpu_us_per_call %.2f\n",
-		       (proc_cpu_s(g.server_pid) - cpu0) * 1e6 / (double)total);
+		       (double)(cpu1 - cpu0) / 1e3 / (double)total);
+	}
 	for (unsigned i = 0; i < g.conns; i++)
 		rpc_destroy_context(conns[i].rpc);
 	return g.errors ? 1 : 0;

@@ -1,10 +1,12 @@
 /*
  * test_bench_threads.c - the server CPU split by thread group (bench_threads.c): group
  * names, the split of two readings (new, ended and reused threads, idle groups, the
- * "other" group, the order), and a reading of this process's own named thread.
+ * "other" group, the order), and a reading of this process's own named thread, whose
+ * CPU time must come in nanoseconds, not in clock ticks.
  */
 #include <pthread.h>
 #include <string.h>
+#include <time.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -31,9 +33,10 @@ static void test_group_names(void)
 	CHECK(strcmp(g, "abcdefghijklmn") == 0);
 }
 
+/* A thread that has run for @ticks clock ticks of 10 ms. */
 static struct bench_tick tick(pid_t tid, const char *group, uint64_t ticks)
 {
-	struct bench_tick t = {.tid = tid, .ticks = ticks};
+	struct bench_tick t = {.tid = tid, .ns = ticks * 10000000};
 
 	snprintf(t.group, sizeof(t.group), "%s", group);
 	return t;
@@ -53,9 +56,9 @@ static void test_split(void)
 	};
 	struct bench_threads a = {ta, 6, 6}, b = {tb, 6, 6};
 	struct bench_thread_cpu out[BENCH_MAX_THREAD_GROUPS] = {0};
-	unsigned n = bench_threads_split(&a, &b, 1000, 100, out, BENCH_MAX_THREAD_GROUPS);
+	unsigned n = bench_threads_split(&a, &b, 1000, out, BENCH_MAX_THREAD_GROUPS);
 
-	/* 1000 ops, 100 ticks a second: a tick is 10 us per op */
+	/* 1000 ops: a tick is 10 us per op */
 	CHECK_EQ(n, 3);
 	CHECK(strcmp(out[0].name, "shoal-loop") == 0);
 	CHECK(out[0].cpu_us_per_op == 3000);
@@ -64,7 +67,7 @@ static void test_split(void)
 	CHECK(strcmp(out[2].name, "shoal-read") == 0);
 	CHECK(out[2].cpu_us_per_op == 400);
 	/* nothing measured, nothing to split */
-	CHECK_EQ(bench_threads_split(&a, &b, 0, 100, out, BENCH_MAX_THREAD_GROUPS), 0);
+	CHECK_EQ(bench_threads_split(&a, &b, 0, out, BENCH_MAX_THREAD_GROUPS), 0);
 }
 
 /* Beyond @max groups the smallest add up as "other"; equal groups go by name. */
@@ -77,7 +80,8 @@ static void test_other(void)
 	struct bench_threads a = {0}, b = {tb, 5, 5};
 	struct bench_thread_cpu out[3] = {0};
 
-	CHECK_EQ(bench_threads_split(&a, &b, 1, 1e6, out, 3), 3);
+	/* 10,000 ops: a tick is 1 us per op */
+	CHECK_EQ(bench_threads_split(&a, &b, 10000, out, 3), 3);
 	CHECK(strcmp(out[0].name, "c") == 0 && out[0].cpu_us_per_op == 30);
 	CHECK(strcmp(out[1].name, "a") == 0 && out[1].cpu_us_per_op == 10);
 	CHECK(strcmp(out[2].name, "other") == 0 && out[2].cpu_us_per_op == 13);
@@ -86,22 +90,37 @@ static void test_other(void)
 static pthread_barrier_t named, done;
 static pid_t worker_tid;
 
+/* Run on this thread's CPU until it has used @ns. */
+static void spin(uint64_t ns)
+{
+	struct timespec ts;
+
+	do
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	while ((uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec < ns);
+}
+
 static void *worker(void *arg)
 {
 	(void)arg;
 	worker_tid = (pid_t)syscall(SYS_gettid);
 	pthread_setname_np(pthread_self(), "bt-worker7");
+	spin(3000000);
 	pthread_barrier_wait(&named);
 	pthread_barrier_wait(&done);
 	return NULL;
 }
 
-/* A reading of this process holds its named thread, grouped, and its main thread. */
+/*
+ * A reading of this process holds its named thread, grouped, with the 3 ms of CPU it
+ * used (in clock ticks of 10 ms that would read 0 or 10 ms), and its main thread.
+ */
 static void test_read_self(void)
 {
 	struct bench_threads s = {0};
 	pid_t me = getpid(), bad = -1;
 	bool seen_worker = false, seen_main = false;
+	uint64_t worker_ns = 0;
 	pthread_t t;
 
 	CHECK_EQ(pthread_barrier_init(&named, NULL, 2), 0);
@@ -112,12 +131,15 @@ static void test_read_self(void)
 	pthread_barrier_wait(&done);
 	pthread_join(t, NULL);
 	for (unsigned i = 0; i < s.n; i++) {
-		if (s.t[i].tid == worker_tid)
+		if (s.t[i].tid == worker_tid) {
 			seen_worker = strcmp(s.t[i].group, "bt-worker") == 0;
+			worker_ns = s.t[i].ns;
+		}
 		if (s.t[i].tid == me)
 			seen_main = s.t[i].group[0] != '\0';
 	}
 	CHECK(seen_worker);
+	CHECK(worker_ns >= 3000000 && worker_ns < 10000000);
 	CHECK(seen_main);
 	CHECK(s.n >= 2); /* a sanitizer may run a thread of its own */
 	/* a process that is not there */
