@@ -3,7 +3,7 @@
 #
 #   sh scripts/check-summary.sh SUMMARY STEP...
 #
-# SUMMARY holds one "STEP: N passed, M failed (exit S)" line per step that ran (see
+# SUMMARY holds one "STEP: N passed, M failed (exit S, T s)" line per step that ran (see
 # check-suite.sh). Every STEP named must be there: a step that never ran (its build
 # failed before the suite could start) counts as one failure. The last line printed is
 # the total, "check: N passed, M failed"; the exit status is 0 only if nothing failed.
