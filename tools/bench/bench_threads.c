@@ -25,7 +25,7 @@ void bench_thread_group(const char *comm, char *group)
 
 /* One thread's group and clock ticks from the text of its stat file; false if
  * malformed. */
-static bool parse_stat(char *buf, struct bench_tick *t, uint64_t *ticks)
+static bool parse_stat(char *buf, struct bench_thread_time *t, uint64_t *ticks)
 {
 	char *open = strchr(buf, '('), *close = strrchr(buf, ')'); /* the name may hold ')' */
 	unsigned long ut, st;
@@ -86,7 +86,7 @@ static int read_process(struct bench_threads *s, pid_t pid)
 		return -1;
 	while (rc == 0 && (de = readdir(d)) != NULL) {
 		char file[96], buf[1024];
-		struct bench_tick t = {0};
+		struct bench_thread_time t = {0};
 		uint64_t ticks;
 
 		if (!isdigit((unsigned char)de->d_name[0]))
@@ -99,7 +99,7 @@ static int read_process(struct bench_threads *s, pid_t pid)
 		t.ns = thread_ns(pid, t.tid, ticks, hz);
 		if (s->n == s->cap) {
 			unsigned cap = s->cap ? 2 * s->cap : 64;
-			struct bench_tick *nt = realloc(s->t, cap * sizeof(*nt));
+			struct bench_thread_time *nt = realloc(s->t, cap * sizeof(*nt));
 
 			if (!nt) {
 				rc = -1;
@@ -144,7 +144,7 @@ static int by_ns_desc(const void *x, const void *y)
 }
 
 /* @tid's time in @a, or 0 if it was not there (or is a new thread with its number). */
-static uint64_t ns_before(const struct bench_threads *a, const struct bench_tick *now)
+static uint64_t ns_before(const struct bench_threads *a, const struct bench_thread_time *now)
 {
 	for (unsigned i = 0; i < a->n; i++)
 		if (a->t[i].tid == now->tid)

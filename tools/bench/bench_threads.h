@@ -1,12 +1,12 @@
 /*
  * bench_threads.h - where the server's CPU time went: its threads' CPU time at the start
- * and end of a measured interval, added up per group of threads named alike. A thread's
- * time is its run time in nanoseconds from /proc/PID/task/TID/schedstat, as the
- * process totals are, so that the groups add up to the total; where the kernel keeps
- * no such figure, its user + system clock ticks from .../stat. A name less its trailing digits
- * names the group: shoal-server's "shoal-sync0".."shoal-sync31" are "shoal-sync", so the split
- * shows the event loops, the blocking pools and the rest apart (a server that names all its threads
- * alike, as nfs-ganesha does, is one group).
+ * and end of a measured interval, added up per group of threads named alike. A
+ * thread's time is its run time in nanoseconds from /proc/PID/task/TID/schedstat, as
+ * the process totals are, so that the groups add up to the total; where the kernel
+ * keeps no such figure, its user + system clock ticks from .../stat. A name less its
+ * trailing digits names the group: shoal-server's "shoal-sync0".."shoal-sync31" are
+ * "shoal-sync", so the split shows the event loops, the blocking pools and the rest
+ * apart (a server that names all its threads alike, as nfs-ganesha does, is one group).
  */
 #ifndef SHOAL_BENCH_THREADS_H
 #define SHOAL_BENCH_THREADS_H
@@ -16,7 +16,7 @@
 
 #include "bench_result.h"
 
-struct bench_tick {
+struct bench_thread_time {
 	pid_t tid;
 	char group[16];
 	uint64_t ns; /* CPU time so far */
@@ -24,7 +24,7 @@ struct bench_tick {
 
 /* Every thread of some processes at one moment. */
 struct bench_threads {
-	struct bench_tick *t;
+	struct bench_thread_time *t;
 	unsigned n, cap;
 };
 
@@ -39,10 +39,11 @@ void bench_threads_free(struct bench_threads *s);
 
 /*
  * The time each group's threads spent from @a to @b (a later reading of the same
- * processes), in microseconds per op over @ops operations: into @out, largest first (equal ones by
- * name), at most @max groups, the smallest beyond @max - 1 added up as "other". A thread not in @a
- * started in between and counts whole; threads that ended in between are not seen, and groups that
- * spent nothing are left out. Returns the number of groups written.
+ * processes), in microseconds per op over @ops operations: into @out, largest first
+ * (equal ones by name), at most @max groups, the smallest beyond @max - 1 added up as
+ * "other". A thread not in @a started in between and counts whole; threads that ended
+ * in between are not seen, and groups that spent nothing are left out. Returns the
+ * number of groups written.
  */
 unsigned bench_threads_split(const struct bench_threads *a, const struct bench_threads *b,
 			     double ops, struct bench_thread_cpu *out, unsigned max);

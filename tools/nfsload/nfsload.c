@@ -241,6 +241,7 @@ static int run(void)
 	double t0, t_measure = 0, t_end, self0 = 0, t;
 	int64_t cpu0 = 0;
 	uint64_t total;
+	int rc;
 
 	for (unsigned i = 0; i < g.conns; i++) {
 		conns[i] = (struct conn){.rpc = rpc_init_context(), .next_op = i};
@@ -285,6 +286,7 @@ static int run(void)
 	g.stopping = true;
 	t = now_s() - t_measure;
 	total = g.answered;
+	rc = g.errors ? 1 : 0;
 	printf("calls %llu seconds %.2f calls_per_s %.0f errors %llu\n", (unsigned long long)total,
 	       t, (double)total / t, (unsigned long long)g.errors);
 	printf("client_cpu_us_per_call %.2f\n", (self_cpu_s() - self0) * 1e6 / (double)total);
@@ -294,14 +296,15 @@ static int run(void)
 		if (cpu0 < 0 || cpu1 < 0) {
 			fprintf(stderr, "nfsload: cannot read the CPU time of process %d\n",
 				g.server_pid);
-			return 1;
+			rc = 1;
+		} else {
+			printf("server_cpu_us_per_call %.2f\n",
+			       (double)(cpu1 - cpu0) / 1e3 / (double)total);
 		}
-		printf("server_cpu_us_per_call %.2f\n",
-		       (double)(cpu1 - cpu0) / 1e3 / (double)total);
 	}
 	for (unsigned i = 0; i < g.conns; i++)
 		rpc_destroy_context(conns[i].rpc);
-	return g.errors ? 1 : 0;
+	return rc;
 }
 
 static void usage(void)

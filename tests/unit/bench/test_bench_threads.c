@@ -6,8 +6,8 @@
  */
 #include <pthread.h>
 #include <string.h>
-#include <time.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bench_threads.h"
@@ -34,9 +34,9 @@ static void test_group_names(void)
 }
 
 /* A thread that has run for @ticks clock ticks of 10 ms. */
-static struct bench_tick tick(pid_t tid, const char *group, uint64_t ticks)
+static struct bench_thread_time tick(pid_t tid, const char *group, uint64_t ticks)
 {
-	struct bench_tick t = {.tid = tid, .ns = ticks * 10000000};
+	struct bench_thread_time t = {.tid = tid, .ns = ticks * 10000000};
 
 	snprintf(t.group, sizeof(t.group), "%s", group);
 	return t;
@@ -44,11 +44,11 @@ static struct bench_tick tick(pid_t tid, const char *group, uint64_t ticks)
 
 static void test_split(void)
 {
-	struct bench_tick ta[] = {
+	struct bench_thread_time ta[] = {
 		tick(1, "shoal-loop", 100), tick(2, "shoal-loop", 50), tick(3, "shoal-sync", 10),
 		tick(4, "shoal-server", 5), tick(6, "shoal-wlog", 70), tick(7, "shoal-sync", 500),
 	};
-	struct bench_tick tb[] = {
+	struct bench_thread_time tb[] = {
 		tick(1, "shoal-loop", 300), tick(2, "shoal-loop", 150),
 		tick(3, "shoal-sync", 110), tick(4, "shoal-server", 5), /* idle: left out */
 		tick(5, "shoal-read", 40),				/* new: counts whole */
@@ -73,7 +73,7 @@ static void test_split(void)
 /* Beyond @max groups the smallest add up as "other"; equal groups go by name. */
 static void test_other(void)
 {
-	struct bench_tick tb[] = {
+	struct bench_thread_time tb[] = {
 		tick(1, "b", 10), tick(2, "a", 10), tick(3, "c", 30),
 		tick(4, "d", 1),  tick(5, "e", 2),
 	};
