@@ -88,7 +88,13 @@ static void test_nan_is_null(void)
 	free(b);
 }
 
-/* Every proper prefix of a valid document is refused, and leaves the run zeroed. */
+/*
+ * Every proper prefix of a valid document is refused, and leaves the run zeroed. Each
+ * prefix is parsed whole, so the cost grows with the square of the document: it is
+ * the fixture's points 4, 7 and 11 alone, which hold every kind of member the others
+ * do and those they lack (errors, an invalid point's reason, a CPU not measured, no
+ * thread split). All 11 points took 14 s here, and 4 minutes under ThreadSanitizer.
+ */
 static void test_truncated_at_every_offset(void)
 {
 	static const struct bench_run zero;
@@ -98,6 +104,10 @@ static void test_truncated_at_every_offset(void)
 	char *js;
 
 	fixture_run(a);
+	a->points[0] = a->points[3];
+	a->points[1] = a->points[6];
+	a->points[2] = a->points[10];
+	a->npoints = 3;
 	js = to_json(a, &len);
 	for (size_t n = 0; n < len; n++) {
 		/* A prefix that ends inside the trailing newline is still the whole object. */
