@@ -114,7 +114,9 @@ done
 # The fileset left behind is reused: nothing to write, same counts. Run twice with one
 # call in flight, so that the second run begins with the first's calls, XID slot and
 # arguments alike (until their files' sizes make them differ).
-before=$(find "$exp" -type f | wc -l)
+# The fileset proper: the scratch directories hold what CREATE and REMOVE leave.
+fileset_files() { find "$exp" -type f -not -path '*/scratch/*' | wc -l; }
+before=$(fileset_files)
 for run in reuse rerun; do
 	out=$(run_bench --reuse-fileset --points 1 --runtime 1 --in-flight 1)
 	check $run-exit-status 0 "$?"
@@ -125,6 +127,17 @@ for run in reuse rerun; do
 		for (i = 1; i < NF; i++) if ($i == "server_cpu") print ($(i + 1) > 0 ? "yes" : $(i + 1))
 	}')"
 done
+# Reused, not rebuilt, grown or lost: at the same load, the same files outside scratch/.
+# (What CREATE and REMOVE leave in scratch/ moves with each run, and a run at a higher
+# load than the fileset's, as the peak searches below climb to, adds the files that
+# load needs: the whole tree's count, which this test used to compare within 50 files
+# after those runs too, moved by 22 to 59.)
+after=$(fileset_files)
+if [ "$before" -gt 100 ] && [ "$after" -eq "$before" ]; then
+	ok "reuse: $before files outside scratch/ before and after"
+else
+	fail "reuse: expected $before files outside scratch/ after the reruns got $after"
+fi
 # Peak searches with trials shorter than the points, first without probes (the default
 # probes would be longer than these trials), then with: as many probes and trials as
 # it printed, of the lengths asked for, and its peak is the one point's request.
@@ -153,13 +166,6 @@ if [ "$probes" -ge 2 ]; then
 	ok "peak-probes: $probes probes"
 else
 	fail "peak-probes: expected a climb of 2 probes or more got $probes"
-fi
-after=$(find "$exp" -type f | wc -l)
-# CREATE and REMOVE run at equal rates, so the count moves only by the pool's walk
-if [ "$before" -gt 100 ] && [ $((after - before)) -lt 50 ] && [ $((before - after)) -lt 50 ]; then
-	ok "reuse: $before files before, $after after"
-else
-	fail "reuse: expected about $before files after the second run got $after"
 fi
 # A mix of REMOVE alone: each process has a few spare files to remove (32), then only
 # what it creates itself. Once the spares are gone a REMOVE that finds none is issued as
