@@ -199,6 +199,9 @@ struct net_loop {
 	struct net_prio prio; /* its priority (net_prio.h), asked for before it starts */
 	/* When to look for stalled records and idle connections again, or NET_NO_SWEEP. */
 	uint64_t next_sweep_ms;
+	/* Calls queued on each blocking pool while this event was handled, for which no
+	 * pool thread was woken yet (loop_start_pools()). */
+	unsigned unwoken[RPC_NPOOLS];
 	unsigned inflight; /* requests of this loop not yet released */
 	unsigned udp_inflight;
 	/* Written by the loop, read by net_server_counters() (relaxed atomics). */
@@ -273,7 +276,10 @@ void net_mem_give(struct net_server *s, struct net_acct *a, size_t bytes);
 /* net_pool.c */
 /* Start @n threads, named @prefix and their number (for ps -L, top -H, perf). */
 int net_pool_start(struct net_pool *p, unsigned n, const char *prefix);
+/* Queue @r. No thread is woken for it: the caller wakes them later, net_pool_wake(). */
 void net_pool_submit(struct net_pool *p, struct net_req *r);
+/* Wake up to @n idle threads of @p, for the calls submitted since the last wake. */
+void net_pool_wake(struct net_pool *p, unsigned n);
 /* Let queued jobs finish, then join the threads. */
 void net_pool_stop(struct net_pool *p);
 

@@ -5,6 +5,8 @@
  * Receive: one recv() per readiness into the connection's 64 KiB buffer, then every
  * complete record in it is copied into a pooled request (small calls need no malloc);
  * the rest of a large fragment is received straight into the request's big buffer.
+ * Calls for a blocking pool are queued as they come, and its threads woken once the
+ * event has been handled (loop_start_pools()).
  * Send: replies are queued on the connection and, once the event that produced them has
  * been handled, every dirty connection is flushed with one sendmsg() that carries as
  * many queued replies as fit; what the socket does not take waits for EPOLLOUT. A
@@ -553,6 +555,7 @@ static void req_step(struct net_loop *l, struct net_req *r, enum rpc_step step)
 		if (r->conn)
 			r->conn->blocking++;
 		net_pool_submit(&l->srv->pools[r->rp.pool], r);
+		l->unwoken[r->rp.pool]++; /* loop_start_pools() */
 		return;
 	case RPC_STEP_REPLY:
 		break;
@@ -1101,10 +1104,29 @@ static void loop_completions(struct net_loop *l)
 	}
 }
 
+/*
+ * Wake pool threads for the calls queued since the last time. Calls queued while one
+ * event is handled are in the queue together before a thread is woken for the first:
+ * the parts of a client's large stable write, read from one socket one after the
+ * other, then run as one group with one sync (net_pool.c) instead of the first part
+ * being taken alone while the next is read, and each waiting for a sync of its own.
+ */
+static void loop_start_pools(struct net_loop *l)
+{
+	for (unsigned i = 0; i < RPC_NPOOLS; i++) {
+		if (l->unwoken[i]) {
+			net_pool_wake(&l->srv->pools[i], l->unwoken[i]);
+			l->unwoken[i] = 0;
+		}
+	}
+}
+
+/* After an event: start the pools on what it queued, send what it produced. */
 static void loop_flush(struct net_loop *l)
 {
 	struct net_conn *c;
 
+	loop_start_pools(l);
 	while ((c = l->dirty)) {
 		l->dirty = c->dirty_next;
 		c->dirty = false;
@@ -1113,6 +1135,7 @@ static void loop_flush(struct net_loop *l)
 		conn_maybe_resume(c);
 		conn_put(c);
 	}
+	loop_start_pools(l); /* calls of connections that resumed */
 }
 
 /* Graceful stop: no new connections or calls; partial records are dropped. */
@@ -1322,6 +1345,7 @@ void *net_loop_main(void *arg)
 		timeout = wake_ms == NET_NO_SWEEP ? -1 /* nothing to time: sleep until an event */
 			  : wake_ms > l->now_ms	  ? (int)(wake_ms - l->now_ms)
 						  : 0;
+		loop_start_pools(l); /* none should be left: loop_flush() after every event */
 		n = epoll_wait(l->epfd, evs, 128, timeout);
 		if (n < 0 && errno != EINTR) {
 			log_error("net: epoll_wait: %s", strerror(errno));

@@ -8,9 +8,10 @@
  * woken to send it. The request then goes back to its owning loop on a lock-free
  * completion stack; the loop's eventfd is written only when the loop must act (see
  * net_complete()), once per burst. Pool threads are batch threads: waking one does not
- * take the CPU from an event loop. A thread that takes a call whose procedure gathers
- * (stable WRITEs of one file) takes the queued calls it gathers too and runs them as
- * one group, which then shares one sync.
+ * take the CPU from an event loop. A loop queues the calls of one event first and wakes
+ * threads for them after (net_pool_wake()). A thread that takes a call whose procedure
+ * gathers (stable WRITEs of one file) takes the queued calls it gathers too and runs
+ * them as one group, which then shares one sync.
  */
 #include "net/net_int.h"
 
@@ -197,8 +198,15 @@ void net_pool_submit(struct net_pool *p, struct net_req *r)
 		p->head = r;
 	p->tail = r;
 	pthread_mutex_unlock(&p->lock);
-	/* After the unlock: a thread woken under the lock would first wait for it. */
-	pthread_cond_signal(&p->cond);
+}
+
+/* Not under the lock: a thread woken under it would first wait for it. */
+void net_pool_wake(struct net_pool *p, unsigned n)
+{
+	if (n > p->nthr)
+		n = p->nthr;
+	while (n--)
+		pthread_cond_signal(&p->cond);
 }
 
 void net_pool_stop(struct net_pool *p)
