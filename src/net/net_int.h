@@ -199,8 +199,8 @@ struct net_loop {
 	struct net_prio prio; /* its priority (net_prio.h), asked for before it starts */
 	/* When to look for stalled records and idle connections again, or NET_NO_SWEEP. */
 	uint64_t next_sweep_ms;
-	/* Calls queued on each blocking pool while this event was handled, for which no
-	 * pool thread was woken yet (loop_start_pools()). */
+	/* Calls queued on each blocking pool for which no pool thread was woken yet
+	 * (loop_start_pools()). */
 	unsigned unwoken[RPC_NPOOLS];
 	unsigned inflight; /* requests of this loop not yet released */
 	unsigned udp_inflight;

@@ -6,7 +6,7 @@
  * complete record in it is copied into a pooled request (small calls need no malloc);
  * the rest of a large fragment is received straight into the request's big buffer.
  * Calls for a blocking pool are queued as they come, and its threads woken once the
- * event has been handled (loop_start_pools()).
+ * read that brought them has been served (loop_start_pools()).
  * Send: replies are queued on the connection and, once the event that produced them has
  * been handled, every dirty connection is flushed with one sendmsg() that carries as
  * many queued replies as fit; what the socket does not take waits for EPOLLOUT. A
@@ -771,6 +771,25 @@ static void conn_parse(struct net_conn *c)
 	}
 }
 
+/*
+ * Wake pool threads for the calls queued since the last time: after each read of a
+ * connection that left no record half received (conn_read()), and after each event.
+ * The parts of a client's large stable write, read from one socket one after the
+ * other, are so in the queue together before a thread is woken for the first, and run
+ * as one group with one sync (net_pool.c), instead of the first part being taken
+ * alone while the next is read and each waiting for a sync of its own. A call waits
+ * for its thread at most while the loop serves the rest of one read (64 KiB).
+ */
+static void loop_start_pools(struct net_loop *l)
+{
+	for (unsigned i = 0; i < RPC_NPOOLS; i++) {
+		if (l->unwoken[i]) {
+			net_pool_wake(&l->srv->pools[i], l->unwoken[i]);
+			l->unwoken[i] = 0;
+		}
+	}
+}
+
 /* Receive until the socket is drained (a short read) or back-pressure pauses us. */
 static void conn_read(struct net_conn *c)
 {
@@ -808,6 +827,10 @@ static void conn_read(struct net_conn *c)
 			c->rlen += (size_t)n;
 		}
 		conn_parse(c);
+		/* The pools start on what this read queued, unless a record is half in: the
+		 * next part of a large write, whose first part waits to share its sync. */
+		if (!c->cur)
+			loop_start_pools(c->loop);
 		if ((size_t)n < want)
 			return;
 	}
@@ -1100,23 +1123,6 @@ static void loop_completions(struct net_loop *l)
 			req_release(r);
 		} else {
 			req_enqueue(r);
-		}
-	}
-}
-
-/*
- * Wake pool threads for the calls queued since the last time. Calls queued while one
- * event is handled are in the queue together before a thread is woken for the first:
- * the parts of a client's large stable write, read from one socket one after the
- * other, then run as one group with one sync (net_pool.c) instead of the first part
- * being taken alone while the next is read, and each waiting for a sync of its own.
- */
-static void loop_start_pools(struct net_loop *l)
-{
-	for (unsigned i = 0; i < RPC_NPOOLS; i++) {
-		if (l->unwoken[i]) {
-			net_pool_wake(&l->srv->pools[i], l->unwoken[i]);
-			l->unwoken[i] = 0;
 		}
 	}
 }

@@ -8,7 +8,7 @@
  * woken to send it. The request then goes back to its owning loop on a lock-free
  * completion stack; the loop's eventfd is written only when the loop must act (see
  * net_complete()), once per burst. Pool threads are batch threads: waking one does not
- * take the CPU from an event loop. A loop queues the calls of one event first and wakes
+ * take the CPU from an event loop. A loop queues the calls of one read first and wakes
  * threads for them after (net_pool_wake()). A thread that takes a call whose procedure
  * gathers (stable WRITEs of one file) takes the queued calls it gathers too and runs
  * them as one group, which then shares one sync.
