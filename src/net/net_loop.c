@@ -778,7 +778,8 @@ static void conn_parse(struct net_conn *c)
  * other, are so in the queue together before a thread is woken for the first, and run
  * as one group with one sync (net_pool.c), instead of the first part being taken
  * alone while the next is read and each waiting for a sync of its own. A call waits
- * for its thread at most while the loop serves the rest of one read (64 KiB).
+ * for its thread at most while the loop serves the rest of its read (64 KiB) and, if
+ * that read ended inside a record, the read that completes it or the end of the event.
  */
 static void loop_start_pools(struct net_loop *l)
 {
