@@ -136,7 +136,8 @@ next_line() {
 # boot_guest [QEMU-ARGS...] : boot under KVM if it brings the guest up (its first line,
 # "shoal-guest: ...", within KERNEL_KVM_BOOT s), else under TCG. 0 with `booted` (the
 # accelerator), t_boot (SECONDS at the start) and LINE (the first line) set; 1 after
-# saying why each accelerator failed (`accels` names the ones tried).
+# saying why each accelerator failed, with the end of its console log (`accels` names
+# the ones tried).
 boot_guest() {
 	local accel limit rc why
 	accels=${KERNEL_ACCEL:-}
@@ -164,7 +165,8 @@ boot_guest() {
 		2) why="no word from the guest within ${limit}s" ;;
 		*) why="unexpected first line '$LINE'" ;;
 		esac
-		echo "boot: $accel did not boot the guest: $why"
+		echo "boot: $accel did not boot the guest: $why; the console's last lines:"
+		tail -n 20 "$T/console.log" 2>/dev/null | sed 's/^/  console: /'
 		stop_qemu
 	done
 	return 1
