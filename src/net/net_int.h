@@ -123,7 +123,7 @@ struct net_conn {
 	uint64_t tx_ms;
 	struct sockaddr_storage peer;
 	socklen_t peer_len;
-	struct net_acct *acct; /* its address's call memory (a reference), or NULL */
+	struct net_acct *acct; /* its address's call memory (a reference) */
 	uint16_t local_port;
 	struct recmark rm;
 	struct net_req *cur; /* record being assembled */
@@ -151,6 +151,7 @@ struct net_incoming {
 	uint16_t port;
 	socklen_t len;
 	struct sockaddr_storage ss;
+	struct net_acct *acct; /* the reference net_peers_take() gave */
 };
 
 struct net_loop {

@@ -850,17 +850,21 @@ static void conn_maybe_resume(struct net_conn *c)
 		conn_set_events(c, c->events & EPOLLOUT);
 }
 
-/* Close accepted socket @fd from @ss, counted for @l, that never became a connection. */
-static void conn_drop_fd(struct net_loop *l, int fd, const struct sockaddr_storage *ss)
+/* Close accepted socket @fd from @ss, counted for @l, that never became a connection,
+ * and drop the reference to its address's account @acct that net_peers_take() gave. */
+static void conn_drop_fd(struct net_loop *l, int fd, const struct sockaddr_storage *ss,
+			 struct net_acct *acct)
 {
 	close(fd);
 	atomic_fetch_sub(&l->nconn, 1);
 	net_peers_give(&l->srv->peers, ss);
+	net_acct_put(acct);
 	atomic_fetch_sub(&l->srv->nconns, 1);
 }
 
+/* Make accepted socket @fd a connection of @l; it takes over the reference to @acct. */
 static void conn_new(struct net_loop *l, int fd, struct sockaddr_storage *ss, socklen_t len,
-		     uint16_t port)
+		     uint16_t port, struct net_acct *acct)
 {
 	struct net_conn *c = malloc(sizeof(*c));
 	struct epoll_event e;
@@ -878,7 +882,7 @@ static void conn_new(struct net_loop *l, int fd, struct sockaddr_storage *ss, so
 	net_norm_peer(ss, &len);
 	memcpy(&c->peer, ss, len);
 	c->peer_len = len;
-	c->acct = net_peers_acct(&l->srv->peers, ss);
+	c->acct = acct;
 	c->local_port = port;
 	c->rx_ms = l->now_ms; /* idle from now */
 	recmark_init(&c->rm, NET_MAX_RECORD);
@@ -897,10 +901,8 @@ static void conn_new(struct net_loop *l, int fd, struct sockaddr_storage *ss, so
 		sweep_within(l, idle_sweep_ms(l));
 	return;
 err:
-	if (c)
-		net_acct_put(c->acct);
 	free(c);
-	conn_drop_fd(l, fd, ss);
+	conn_drop_fd(l, fd, ss, acct);
 }
 
 /*
@@ -930,7 +932,7 @@ static struct net_loop *least_loaded(struct net_loop *l)
 
 /* Give accepted socket @fd to loop @t: it takes it in at its next wake-up. */
 static bool hand_over(struct net_loop *t, int fd, const struct sockaddr_storage *ss, socklen_t len,
-		      uint16_t port)
+		      uint16_t port, struct net_acct *acct)
 {
 	struct net_incoming *in = malloc(sizeof(*in));
 	struct net_incoming *old;
@@ -941,6 +943,7 @@ static bool hand_over(struct net_loop *t, int fd, const struct sockaddr_storage 
 	in->fd = fd;
 	in->port = port;
 	in->len = len;
+	in->acct = acct;
 	memcpy(&in->ss, ss, sizeof(*ss));
 	atomic_fetch_add(&t->nconn, 1);
 	old = atomic_load_explicit(&t->incoming, memory_order_relaxed);
@@ -963,9 +966,9 @@ static void loop_incoming(struct net_loop *l, bool closing)
 		struct net_incoming *next = in->next;
 
 		if (closing)
-			conn_drop_fd(l, in->fd, &in->ss);
+			conn_drop_fd(l, in->fd, &in->ss, in->acct);
 		else
-			conn_new(l, in->fd, &in->ss, in->len, in->port);
+			conn_new(l, in->fd, &in->ss, in->len, in->port, in->acct);
 		free(in);
 		in = next;
 	}
@@ -996,6 +999,7 @@ static void listen_accept(struct net_loop *l, struct net_sock *s)
 {
 	struct sockaddr_storage ss;
 	struct net_loop *target;
+	struct net_acct *acct;
 	socklen_t len;
 	int fd;
 
@@ -1016,17 +1020,18 @@ static void listen_accept(struct net_loop *l, struct net_sock *s)
 			close(fd);
 			continue;
 		}
-		if (!net_peers_take(&l->srv->peers, &ss)) {
+		acct = net_peers_take(&l->srv->peers, &ss);
+		if (!acct) {
 			atomic_fetch_sub(&l->srv->nconns, 1);
 			refuse_client(l, &ss);
 			close(fd);
 			continue;
 		}
 		target = least_loaded(l);
-		if (target != l && hand_over(target, fd, &ss, len, s->port))
+		if (target != l && hand_over(target, fd, &ss, len, s->port, acct))
 			continue;
 		atomic_fetch_add(&l->nconn, 1);
-		conn_new(l, fd, &ss, len, s->port);
+		conn_new(l, fd, &ss, len, s->port, acct);
 	}
 }
 

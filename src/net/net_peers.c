@@ -75,10 +75,11 @@ void net_peers_fini(struct net_peers *p)
 	p->slots = NULL;
 }
 
-bool net_peers_take(struct net_peers *p, const struct sockaddr_storage *ss)
+struct net_acct *net_peers_take(struct net_peers *p, const struct sockaddr_storage *ss)
 {
 	uint8_t key[16];
 	struct net_peer *e;
+	struct net_acct *a = NULL;
 	bool ok;
 
 	peer_key(ss, key);
@@ -94,10 +95,13 @@ bool net_peers_take(struct net_peers *p, const struct sockaddr_storage *ss)
 			memcpy(e->addr, key, 16);
 		}
 	}
-	if (ok)
+	if (ok) {
 		e->conns++;
+		a = e->acct;
+		atomic_fetch_add(&a->refs, 1);
+	}
 	pthread_mutex_unlock(&p->lock);
-	return ok;
+	return a;
 }
 
 struct net_acct *net_peers_acct(struct net_peers *p, const struct sockaddr_storage *ss)

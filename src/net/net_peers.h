@@ -48,14 +48,15 @@ struct net_peers {
  * -ENOMEM. */
 int net_peers_init(struct net_peers *p, uint32_t max_conns, uint32_t limit);
 void net_peers_fini(struct net_peers *p);
-/* Count one more connection from @ss; false (nothing counted) if its address already
- * holds @limit, or is new and no memory is left for its account. Addresses of other
- * families than IPv4/IPv6 share one entry. */
-bool net_peers_take(struct net_peers *p, const struct sockaddr_storage *ss);
+/* Count one more connection from @ss and return its address's account with a reference
+ * for the connection (one lock for both, taken once per accepted socket); NULL (nothing
+ * counted) if the address already holds @limit, or is new and no memory is left for its
+ * account. Addresses of other families than IPv4/IPv6 share one entry. */
+struct net_acct *net_peers_take(struct net_peers *p, const struct sockaddr_storage *ss);
 /* The connection from @ss, counted by net_peers_take(), is gone with its calls. */
 void net_peers_give(struct net_peers *p, const struct sockaddr_storage *ss);
 /* The account of @ss, counted by net_peers_take() and not yet given back, with one more
- * reference for the caller; NULL if it is not counted. */
+ * reference for the caller; NULL if it is not counted (for tests). */
 struct net_acct *net_peers_acct(struct net_peers *p, const struct sockaddr_storage *ss);
 /* Drop a reference to @a (NULL: none); the last frees it. Any thread. */
 void net_acct_put(struct net_acct *a);
