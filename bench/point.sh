@@ -4,10 +4,10 @@
 # where bench/sfs.sh runs whole ladders. The fileset is the one make bench uses (sized
 # for 5,000 op/s) unless --fileset-load says otherwise, created and flushed to disk
 # before the point. Prints shoal-bench's point line, the server's CPU per op by thread
-# group and a line per operation; leaves in DIR the bench log and JSON, the server's
-# log (for shoal-server with its per-procedure statistics, taken by SIGUSR1 just before
-# and just after the point: subtract the two) and, with --perf, a `perf record -a -g`
-# of the measured interval (perf.data).
+# group, the machine's CPUs (busy, stolen, idle) and a line per operation; leaves in DIR
+# the bench log and JSON, the server's log (for shoal-server with its per-procedure
+# statistics, taken by SIGUSR1 just before and just after the point: subtract the two)
+# and, with --perf, a `perf record -a -g` of the measured interval (perf.data).
 #
 #   bench/point.sh BUILD_DIR [--server shoal|ganesha] [--load OPS] [--fileset-load OPS]
 #                  [--mix FILE | --op NAME] [--warmup S] [--runtime S] [--perf]
@@ -127,7 +127,7 @@ rc=0
 [ "$server" = shoal ] && kill -USR1 "$spid"
 # not a bare wait: the server, started in a process substitution, never ends by itself
 [ -n "$perf_pid" ] && wait "$perf_pid"
-grep -E '^(point|threads|op) ' "$out/point.log" || tail -n 20 "$out/point.log" >&2
+grep -E '^(point|threads|machine|op) ' "$out/point.log" || tail -n 20 "$out/point.log" >&2
 files="point.log, point.json"
 [ "$server" = shoal ] && files+=", server.log"
 [ "$perf" = 1 ] && files+=", perf.data"

@@ -80,6 +80,16 @@ check threads-groups-are-the-servers "" "$(printf '%s\n' "$threads" | awk '{
 	}
 }')"
 check json-threads-per-point 2 "$(grep -c '"server_threads": \[' "$T/out.json")"
+# Each point says what the machine's CPUs did over it: three shares of their time, each
+# within 0-100, adding up to 100 (to the rounding of the printed figures).
+machine=$(printf '%s\n' "$out" | grep '^machine cpu ')
+check machine-cpu-per-point 2 "$(printf '%s\n' "$machine" | grep -c .)"
+check machine-cpu-shares-add-up "" "$(printf '%s\n' "$machine" | awk '{
+	b = $4 + 0; s = $6 + 0; i = $8 + 0
+	if ($3 != "busy" || $5 != "stolen" || $7 != "idle" || b < 0 || s < 0 || i < 0 ||
+	    b > 100 || s > 100 || i > 100 || b + s + i < 99.8 || b + s + i > 100.2) print
+}')"
+check json-machine-cpu-per-point 2 "$(grep -c '"machine_busy_pct": ' "$T/out.json")"
 if [ -s "$T/out.json" ] && grep -q '"points"' "$T/out.json"; then
 	ok "json written"
 else

@@ -81,6 +81,9 @@ static const struct jfield point_fields[] = {
 	JF(struct bench_point, JF_STR, invalid_reason),
 	JF(struct bench_point, JF_DBL, client_cpu_us_per_op),
 	JF(struct bench_point, JF_DBL, server_cpu_us_per_op),
+	JF(struct bench_point, JF_DBL, machine_busy_pct),
+	JF(struct bench_point, JF_DBL, machine_steal_pct),
+	JF(struct bench_point, JF_DBL, machine_idle_pct),
 };
 
 static const struct jfield op_fields[] = {

@@ -49,6 +49,10 @@ struct bench_point {
 	char invalid_reason[160];    /* why not valid; empty when valid */
 	double client_cpu_us_per_op; /* the load generator's own CPU time per op */
 	double server_cpu_us_per_op; /* server processes' CPU time per op; < 0 = unknown */
+	/* The whole machine's CPUs over the measured interval, % of their time: busy,
+	 * stolen by the hypervisor, idle or waiting for I/O; all 0 when not measured
+	 * (bench_machine.h). */
+	double machine_busy_pct, machine_steal_pct, machine_idle_pct;
 	/* server_cpu_us_per_op split by thread group, largest first; none when unknown or
 	 * in a run made before it existed. Threads that ended within the interval are in
 	 * the total only. */

@@ -2,6 +2,7 @@
  * bench_summary.c - console lines per point and per operation (see bench_summary.h).
  */
 #include "bench_summary.h"
+#include "bench_machine.h"
 
 void bench_summary_point(FILE *out, const struct bench_point *pt, unsigned i, unsigned n)
 {
@@ -18,6 +19,9 @@ void bench_summary_point(FILE *out, const struct bench_point *pt, unsigned i, un
 				pt->server_threads[k].cpu_us_per_op);
 		fputs(" us/op\n", out);
 	}
+	if (bench_machine_known(pt))
+		fprintf(out, "machine cpu busy %.1f%% stolen %.1f%% idle %.1f%%\n",
+			pt->machine_busy_pct, pt->machine_steal_pct, pt->machine_idle_pct);
 	for (unsigned op = 0; op < BENCH_MAX_OPS; op++) {
 		const struct bench_op_stats *s = &pt->ops[op];
 

@@ -5,6 +5,7 @@
  * measured phases and merges what the threads counted into a struct bench_point.
  */
 #include "engine_int.h"
+#include "bench_machine.h"
 
 #include <errno.h>
 #include <math.h>
@@ -276,6 +277,8 @@ void bench_engine_point(struct bench_engine *e, double rate, double warmup_s, do
 	struct bench_threads th0 = {0}, th1 = {0};
 	bool split = false;
 	double c0, c1, s0 = -1, s1 = -1;
+	struct bench_machine_cpu m0, m1;
+	bool machine;
 	uint64_t t0, t1;
 	int idx = point_no++;
 
@@ -291,6 +294,7 @@ void bench_engine_point(struct bench_engine *e, double rate, double warmup_s, do
 	atomic_store(&e->point, idx);
 	atomic_store(&e->phase, PHASE_MEASURE);
 	c0 = cpu_self_s();
+	machine = bench_machine_read(&m0) == 0;
 	if (nspids) {
 		s0 = cpu_pids_s(spids, nspids);
 		split = bench_threads_read(&th0, spids, nspids) == 0;
@@ -302,6 +306,7 @@ void bench_engine_point(struct bench_engine *e, double rate, double warmup_s, do
 	publish(e);
 	t1 = mono_ns();
 	c1 = cpu_self_s();
+	machine = machine && bench_machine_read(&m1) == 0;
 	if (nspids) {
 		s1 = cpu_pids_s(spids, nspids);
 		split = split && bench_threads_read(&th1, spids, nspids) == 0;
@@ -314,6 +319,8 @@ void bench_engine_point(struct bench_engine *e, double rate, double warmup_s, do
 					    BENCH_MAX_THREAD_GROUPS);
 	bench_threads_free(&th0);
 	bench_threads_free(&th1);
+	if (machine)
+		bench_machine_point(&m0, &m1, sysconf(_SC_CLK_TCK), pt);
 	pt->client_cpu_us_per_op = pt->total_ops ? (c1 - c0) * 1e6 / (double)pt->total_ops : 0;
 	pt->server_cpu_us_per_op =
 		s0 >= 0 && s1 >= 0 && pt->total_ops ? (s1 - s0) * 1e6 / (double)pt->total_ops : -1;

@@ -5,7 +5,7 @@ LIB_SRCS += src/nfs3/nfs3_xdr_client.c
 # The workload, histogram, peak search and client pieces the unit tests link against.
 BENCH_CORE_SRCS := tools/bench/bench_hist.c tools/bench/workload_mix.c \
 	tools/bench/workload_sizes.c tools/bench/workload_fileset.c tools/bench/workload_pace.c \
-	tools/bench/peak_search.c tools/bench/bench_threads.c
+	tools/bench/peak_search.c tools/bench/bench_threads.c tools/bench/bench_machine.c
 # The report side (report.mk: ORT, JSON, text report, host facts, SVG) is linked in
 # when present; main.c finds its headers with __has_include.
 include $(wildcard tools/bench/report.mk)
@@ -19,7 +19,8 @@ INTEG_TOOLS += $(SHOAL_BENCH)
 
 BENCH_UNIT := tests/unit/bench/test_bench_hist.c tests/unit/bench/test_workload_mix.c \
 	tests/unit/bench/test_workload_sizes.c tests/unit/bench/test_workload_pace.c \
-	tests/unit/bench/test_peak_search.c tests/unit/bench/test_bench_threads.c
+	tests/unit/bench/test_peak_search.c tests/unit/bench/test_bench_threads.c \
+	tests/unit/bench/test_bench_machine.c
 UNIT_TESTS += $(BENCH_UNIT)
 
 $(O)/tools/bench/%.o $(O)/tests/unit/bench/%.o: CFLAGS += -Itools/bench

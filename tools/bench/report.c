@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_machine.h"
 #include "bench_ort.h"
 
 #define REPORT_WIDTH 80
@@ -628,6 +629,20 @@ void bench_report_threads(const struct bench_point *pt, char *buf, size_t size)
 	}
 }
 
+/* The machine's CPUs over the peak's measured interval, when measured (bench_machine.h). */
+static void machine_cpu(FILE *out, const struct bench_point *pt)
+{
+	char line[256];
+
+	if (!bench_machine_known(pt))
+		return;
+	snprintf(line, sizeof(line),
+		 "The machine's CPUs at the peak: %.1f%% busy, %.1f%% stolen by the "
+		 "hypervisor, %.1f%% idle or waiting for I/O.",
+		 pt->machine_busy_pct, pt->machine_steal_pct, pt->machine_idle_pct);
+	wrap(out, line, 0, 4);
+}
+
 /* The peak's server CPU by thread group, when it was measured (bench_threads.h). */
 static void thread_split(FILE *out, const struct bench_point *pt)
 {
@@ -703,6 +718,7 @@ static void performance(FILE *out, const struct bench_run *run)
 			"%s us/op at the peak.\n",
 			run->peak_ops, run->points[peak].mean_ms, peak + 1, run->ort_ms, cpu);
 		thread_split(out, &run->points[peak]);
+		machine_cpu(out, &run->points[peak]);
 	}
 	fprintf(out, "Errors over all points: %" PRIu64 ".\n", run_errors(run));
 	if (peak >= 0) {

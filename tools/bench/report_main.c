@@ -14,6 +14,7 @@
 
 #include "bench_chart.h"
 #include "bench_json.h"
+#include "bench_machine.h"
 #include "bench_ort.h"
 #include "report.h"
 
@@ -147,6 +148,26 @@ static void print_threads(const struct bench_run *runs, unsigned n)
 	}
 }
 
+/* The machine's CPUs over each run's peak point, where they were measured. */
+static void print_machine(const struct bench_run *runs, unsigned n)
+{
+	bool title = false;
+
+	for (unsigned r = 0; r < n; r++) {
+		int p = bench_peak_index(&runs[r]);
+		const struct bench_point *pt = p >= 0 ? &runs[r].points[p] : NULL;
+
+		if (!pt || !bench_machine_known(pt))
+			continue;
+		if (!title)
+			printf("\nThe machine's CPUs at the peak (%% of their time):\n");
+		title = true;
+		printf("  %-16.16s busy %.1f, stolen by the hypervisor %.1f, idle %.1f\n",
+		       label(&runs[r]), pt->machine_busy_pct, pt->machine_steal_pct,
+		       pt->machine_idle_pct);
+	}
+}
+
 static void print_summary(const struct bench_run *runs, unsigned n)
 {
 	printf("\n%-16s %12s %9s %18s %8s %8s\n", "run", "peak ops/s", "ORT ms", "CPU us/op @peak",
@@ -169,6 +190,7 @@ static void print_summary(const struct bench_run *runs, unsigned n)
 		       runs[r].ort_ms, cpu, errs, v);
 	}
 	print_threads(runs, n);
+	print_machine(runs, n);
 }
 
 /* "2.41x (bar >= 2x: met)"; n/a when either figure is missing. */

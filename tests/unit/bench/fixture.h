@@ -70,6 +70,9 @@ static inline void fixture_run(struct bench_run *r)
 		pt->valid = true;
 		pt->client_cpu_us_per_op = 20.5 + i;
 		pt->server_cpu_us_per_op = 110.25 - i;
+		pt->machine_busy_pct = 40 + 2.5 * i; /* the machine's CPUs */
+		pt->machine_steal_pct = 4.5;
+		pt->machine_idle_pct = 100 - pt->machine_busy_pct - pt->machine_steal_pct;
 		/* ... split by thread group as shoal-server names its threads */
 		pt->nserver_threads = 3;
 		snprintf(pt->server_threads[0].name, sizeof(pt->server_threads[0].name),

@@ -1,13 +1,16 @@
 /*
  * test_bench_json.c - a full bench_run survives bench_json_write() + bench_json_parse()
  * bit for bit, the reader refuses truncated and malformed input cleanly, and it skips
- * well-formed members it does not know.
+ * well-formed members it does not know; a run stored before points recorded the
+ * machine's CPUs reads with them unmeasured.
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "bench/bench_json.h"
+#include "bench/bench_machine.h"
 #include "fixture.h"
 #include "unit/test.h"
 
@@ -336,5 +339,43 @@ out:
 	free(b);
 }
 
+/* A run stored before points recorded the machine's CPUs reads with them unmeasured. */
+static void test_without_machine_cpu(void)
+{
+	struct bench_run *a = new_run(), *b = new_run();
+	size_t len, kept = 0, dropped = 0;
+	char err[160];
+	char *js, *line;
+
+	fixture_run(a);
+	CHECK(bench_machine_known(&a->points[0]));
+	js = to_json(a, &len);
+	CHECK(js != NULL);
+	for (line = js; *line;) { /* drop every line that names a machine_* member */
+		char *end = strchr(line, '\n');
+		size_t n = end ? (size_t)(end - line) + 1 : strlen(line);
+
+		if (memmem(line, n, "\"machine_", 9)) {
+			memmove(line, line + n, strlen(line + n) + 1);
+			dropped++;
+		} else {
+			line += n;
+			kept++;
+		}
+	}
+	CHECK_EQ(dropped, 3 * a->npoints);
+	CHECK(kept > 0);
+	CHECK_EQ(bench_json_parse(js, strlen(js), b, err, sizeof(err)), 0);
+	CHECK_EQ(b->npoints, a->npoints);
+	for (unsigned i = 0; i < b->npoints; i++) {
+		CHECK(!bench_machine_known(&b->points[i]));
+		CHECK(b->points[i].achieved_ops == a->points[i].achieved_ops);
+	}
+	free(js);
+	free(a);
+	free(b);
+}
+
 TESTS(test_round_trip, test_round_trip_empty, test_nan_is_null, test_truncated_at_every_offset,
-      test_malformed, test_unknown_members, test_not_an_object, test_read_file)
+      test_malformed, test_unknown_members, test_not_an_object, test_read_file,
+      test_without_machine_cpu)
