@@ -11,11 +11,12 @@
 #
 #   bench/point.sh BUILD_DIR [--server shoal|ganesha] [--load OPS] [--fileset-load OPS]
 #                  [--mix FILE | --op NAME] [--warmup S] [--runtime S] [--perf]
-#                  [--out DIR] [-- SHOAL_SERVER_ARGS...]
+#                  [--in-flight N] [--out DIR] [-- SHOAL_SERVER_ARGS...]
 #
-# Defaults: shoal, 10,000 op/s, the SFS2008 mix, 3 s warm-up + 10 s measured, DIR =
-# BUILD_DIR/bench-point. --op GETATTR is a mix of that one operation. Speed is judged
-# only against a peer measured alike, never from one point.
+# Defaults: shoal, 10,000 op/s, the SFS2008 mix, 3 s warm-up + 10 s measured,
+# shoal-bench's own calls in flight per load process (8), DIR = BUILD_DIR/bench-point.
+# --op GETATTR is a mix of that one operation. Speed is judged only against a peer
+# measured alike, never from one point.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -32,6 +33,7 @@ op=
 warmup=3
 runtime=10
 perf=0
+in_flight=
 out=$build/bench-point
 srv_args=()
 orig_args=("$@")
@@ -45,6 +47,7 @@ while [ $# -gt 0 ]; do
 	--warmup) warmup=${2:?--warmup needs a value}; shift ;;
 	--runtime) runtime=${2:?--runtime needs a value}; shift ;;
 	--perf) perf=1 ;;
+	--in-flight) in_flight=${2:?--in-flight needs a value}; shift ;;
 	--out) out=${2:?--out needs a directory}; shift ;;
 	--) shift; srv_args=("$@"); break ;;
 	-h | --help) bench_usage ;;
@@ -122,7 +125,7 @@ if [ "$perf" = 1 ]; then
 fi
 rc=0
 "$build/shoal-bench" "${args[@]}" --reuse-fileset --points 1 --warmup "$warmup" \
-	--runtime "$runtime" ${mix:+--mix "$mix"} --json "$out/point.json" >"$out/point.log" 2>&1 ||
+	--runtime "$runtime" ${mix:+--mix "$mix"} ${in_flight:+--in-flight "$in_flight"} --json "$out/point.json" >"$out/point.log" 2>&1 ||
 	rc=$?
 [ "$server" = shoal ] && kill -USR1 "$spid"
 # not a bare wait: the server, started in a process substitution, never ends by itself
