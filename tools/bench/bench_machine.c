@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bench_machine.h"
@@ -46,7 +45,6 @@ int bench_machine_read(struct bench_machine_cpu *c)
 {
 	size_t cap = 1 << 16, len = 0; /* the cpu lines come first; 64 KiB holds hundreds */
 	char *buf = malloc(cap);
-	struct timespec ts;
 	int fd, rc = -1;
 	ssize_t n;
 
@@ -54,12 +52,10 @@ int bench_machine_read(struct bench_machine_cpu *c)
 		return -1;
 	fd = open("/proc/stat", O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
-		clock_gettime(CLOCK_MONOTONIC, &ts);
 		while (len < cap - 1 && (n = read(fd, buf + len, cap - 1 - len)) > 0)
 			len += (size_t)n;
 		close(fd);
 		buf[len] = '\0';
-		c->wall_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 		rc = len ? bench_machine_parse(buf, c) : -1;
 	}
 	free(buf);
@@ -67,15 +63,15 @@ int bench_machine_read(struct bench_machine_cpu *c)
 }
 
 void bench_machine_point(const struct bench_machine_cpu *a, const struct bench_machine_cpu *b,
-			 long ticks_per_s, struct bench_point *pt)
+			 double seconds, long ticks_per_s, struct bench_point *pt)
 {
 	double total, idle, steal;
 
 	pt->machine_busy_pct = pt->machine_steal_pct = pt->machine_idle_pct = 0;
-	if (b->idle < a->idle || b->steal < a->steal || b->wall_ns <= a->wall_ns ||
-	    a->ncpu != b->ncpu || !a->ncpu || ticks_per_s <= 0)
+	if (b->idle < a->idle || b->steal < a->steal || !(seconds > 0) || a->ncpu != b->ncpu ||
+	    !a->ncpu || ticks_per_s <= 0)
 		return;
-	total = (double)(b->wall_ns - a->wall_ns) / 1e9 * (double)ticks_per_s * a->ncpu;
+	total = seconds * (double)ticks_per_s * a->ncpu;
 	idle = 100.0 * (double)(b->idle - a->idle) / total;
 	steal = 100.0 * (double)(b->steal - a->steal) / total;
 	/* The counters tick while the clock is read: keep the shares within 100. */

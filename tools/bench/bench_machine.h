@@ -15,34 +15,34 @@
 #ifndef SHOAL_BENCH_MACHINE_H
 #define SHOAL_BENCH_MACHINE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "bench_result.h"
 
 /* The machine's CPUs at one moment. */
 struct bench_machine_cpu {
-	uint64_t idle;	  /* idle and iowait, clock ticks, all CPUs together */
-	uint64_t steal;	  /* taken by the hypervisor for others, clock ticks */
-	uint32_t ncpu;	  /* CPUs with a line of their own ("cpuN") */
-	uint64_t wall_ns; /* CLOCK_MONOTONIC when read (bench_machine_read()) */
+	uint64_t idle;	/* idle and iowait, clock ticks, all CPUs together */
+	uint64_t steal; /* taken by the hypervisor for others, clock ticks */
+	uint32_t ncpu;	/* CPUs with a line of their own ("cpuN") */
 };
 
-/* Parse the text of /proc/stat into @c (all but wall_ns): 0, or -1 if it lacks the
- * aggregate "cpu" line with at least the four fields every kernel gives, or any "cpuN"
- * line. */
+/* Parse the text of /proc/stat into @c: 0, or -1 if it lacks the aggregate "cpu" line
+ * with at least the four fields every kernel gives, or any "cpuN" line. */
 int bench_machine_parse(const char *text, struct bench_machine_cpu *c);
 
-/* Read /proc/stat and the time into @c: 0, or -1. */
+/* Read /proc/stat into @c: 0, or -1. */
 int bench_machine_read(struct bench_machine_cpu *c);
 
 /* Set @pt's machine_busy_pct, machine_steal_pct and machine_idle_pct from two readings
- * @ticks_per_s (sysconf(_SC_CLK_TCK)) apart in their counters; all three 0 (not
- * measured) if no time passed, the CPU count changed or the counters went back. */
+ * @seconds apart by the caller's clock, the counters in @ticks_per_s
+ * (sysconf(_SC_CLK_TCK)); all three 0 (not measured) if no time passed, the CPU count
+ * changed or the counters went back. */
 void bench_machine_point(const struct bench_machine_cpu *a, const struct bench_machine_cpu *b,
-			 long ticks_per_s, struct bench_point *pt);
+			 double seconds, long ticks_per_s, struct bench_point *pt);
 
 /* Whether @pt holds the machine's CPU shares (runs before they existed do not). */
-static inline int bench_machine_known(const struct bench_point *pt)
+static inline bool bench_machine_known(const struct bench_point *pt)
 {
 	return pt->machine_busy_pct + pt->machine_steal_pct + pt->machine_idle_pct > 0;
 }

@@ -320,7 +320,7 @@ void bench_engine_point(struct bench_engine *e, double rate, double warmup_s, do
 	bench_threads_free(&th0);
 	bench_threads_free(&th1);
 	if (machine)
-		bench_machine_point(&m0, &m1, sysconf(_SC_CLK_TCK), pt);
+		bench_machine_point(&m0, &m1, pt->measured_s, sysconf(_SC_CLK_TCK), pt);
 	pt->client_cpu_us_per_op = pt->total_ops ? (c1 - c0) * 1e6 / (double)pt->total_ops : 0;
 	pt->server_cpu_us_per_op =
 		s0 >= 0 && s1 >= 0 && pt->total_ops ? (s1 - s0) * 1e6 / (double)pt->total_ops : -1;

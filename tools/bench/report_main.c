@@ -84,11 +84,19 @@ static const char *label(const struct bench_run *r)
 	return r->label[0] ? r->label : "(unnamed)";
 }
 
-static double peak_cpu(const struct bench_run *r)
+/* @r's peak point; NULL if it has none. */
+static const struct bench_point *peak_point(const struct bench_run *r)
 {
 	int p = bench_peak_index(r);
 
-	return p >= 0 ? r->points[p].server_cpu_us_per_op : -1;
+	return p >= 0 ? &r->points[p] : NULL;
+}
+
+static double peak_cpu(const struct bench_run *r)
+{
+	const struct bench_point *pt = peak_point(r);
+
+	return pt ? pt->server_cpu_us_per_op : -1;
 }
 
 static void print_curves(const struct bench_run *runs, unsigned n)
@@ -135,8 +143,7 @@ static void print_threads(const struct bench_run *runs, unsigned n)
 	bool title = false;
 
 	for (unsigned r = 0; r < n; r++) {
-		int p = bench_peak_index(&runs[r]);
-		const struct bench_point *pt = p >= 0 ? &runs[r].points[p] : NULL;
+		const struct bench_point *pt = peak_point(&runs[r]);
 
 		if (!pt || !pt->nserver_threads)
 			continue;
@@ -154,8 +161,7 @@ static void print_machine(const struct bench_run *runs, unsigned n)
 	bool title = false;
 
 	for (unsigned r = 0; r < n; r++) {
-		int p = bench_peak_index(&runs[r]);
-		const struct bench_point *pt = p >= 0 ? &runs[r].points[p] : NULL;
+		const struct bench_point *pt = peak_point(&runs[r]);
 
 		if (!pt || !bench_machine_known(pt))
 			continue;
