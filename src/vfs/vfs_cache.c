@@ -6,9 +6,11 @@
  * PRF of the rest). A node is only ever inserted after its handle was authenticated,
  * so a hit — exact bytes found — needs no MAC computation: vfs_node_get() on a cached
  * object costs one hash lookup. Unreferenced nodes sit on a per-shard LRU list and
- * are evicted when a shard holds more than its share of the cache (VFS_CACHE_MAX,
- * or less when the descriptor limit is lower: vfs_cache_shard_max); the descriptors
- * all exports' nodes may hold together are bounded too (vfs_cache_shard_fds).
+ * are evicted when a shard holds more than its share of the cache (VFS_CACHE_MAX:
+ * vfs_cache_shard_max) or its nodes more than its share of the descriptors all
+ * exports' nodes may hold together (vfs_cache_shard_fds). Descriptors are counted as
+ * they are held, one or two a node, so that where the limit binds, nodes that never
+ * needed an I/O descriptor take half the room.
  *
  * Every node holds an O_PATH reference (opened by handle as the server), and for
  * regular files, once read or written, an I/O descriptor shared by every caller.
@@ -45,6 +47,9 @@ struct vfs_node_shard {
 	struct vfs_node *buckets[SHARD_BUCKETS];
 	struct vfs_node *lru_head, *lru_tail; /* unreferenced nodes, newest first */
 	unsigned count;			      /* hashed nodes */
+	/* Descriptors held by this shard's nodes, hashed or not yet freed: changed
+	 * without the lock where a node opens its I/O descriptor or is freed. */
+	atomic_uint fds;
 };
 
 #define INO_BUCKETS 256
@@ -181,11 +186,18 @@ static struct vfs_node *find(struct vfs_node_shard *sh, uint64_t hash, const uin
 	return NULL;
 }
 
+/* Descriptors @n holds: its object reference, and its I/O descriptor once opened. */
+static unsigned node_fds(struct vfs_node *n)
+{
+	return atomic_load(&n->data) >= 0 ? 2 : 1;
+}
+
 static void node_free(struct vfs_node *n)
 {
 	const struct backend_ops *be = n->ve->be;
 	int d = atomic_load(&n->data);
 
+	atomic_fetch_sub(&shard_of(n->ve, n->hash)->fds, node_fds(n));
 	if (d >= 0)
 		be->close(d >> 1);
 	be->close(n->fd);
@@ -203,33 +215,33 @@ static void node_ref_locked(struct vfs_node_shard *sh, struct vfs_node *n)
 static atomic_uint exports_open;
 
 /*
- * What one shard of one export may hold: its own cap, and its part of the descriptor
- * budget, which the open exports split, so that N exports full of cached nodes do not
- * need N times the descriptors the limit allows. An export opened later shrinks the
- * others' shards as nodes are next added to them.
+ * The descriptors one shard of one export may hold: its part of the budget, which the
+ * open exports split, so that N exports full of cached nodes do not need N times the
+ * descriptors the limit allows. An export opened later shrinks the others' shards as
+ * nodes are next added to them.
  */
-static unsigned shard_share(void)
+static unsigned shard_fd_share(void)
 {
 	unsigned n = atomic_load_explicit(&exports_open, memory_order_relaxed);
 	unsigned share = vfs_cache_shard_fds / (n ? n : 1);
 
-	if (share > vfs_cache_shard_max)
-		share = vfs_cache_shard_max;
 	return share ? share : 1;
 }
 
-/* Unhash the oldest unreferenced nodes while the shard is over its share; returns them
- * chained by hnext for the caller to free after unlocking. */
+/* Unhash the oldest unreferenced nodes while the shard holds more nodes than its cap or
+ * more descriptors than its share; returns them chained by hnext for the caller to free
+ * after unlocking. */
 static struct vfs_node *evict_locked(struct vfs_node_shard *sh)
 {
 	struct vfs_node *victims = NULL;
-	unsigned share = shard_share();
+	unsigned fd_share = shard_fd_share(), fds = atomic_load(&sh->fds);
 
-	while (sh->count > share && sh->lru_tail) {
+	while ((sh->count > vfs_cache_shard_max || fds > fd_share) && sh->lru_tail) {
 		struct vfs_node *n = sh->lru_tail;
 
 		lru_remove(sh, n);
 		unhash(sh, n);
+		fds -= fds < node_fds(n) ? fds : node_fds(n); /* freed once unlocked */
 		n->hnext = victims;
 		victims = n;
 	}
@@ -284,6 +296,7 @@ static int insert(struct vfs_export *ve, const struct vfs_fh *fh, int fd, const 
 	n->hnext = *bucket_of(sh, hash);
 	*bucket_of(sh, hash) = n;
 	sh->count++;
+	atomic_fetch_add(&sh->fds, 1);
 	ino_add(n);
 	victims = evict_locked(sh);
 	pthread_mutex_unlock(&sh->lock);
@@ -551,7 +564,10 @@ int vfs_node_data_fd(struct vfs_node *node, int *fd, bool *writable)
 		if (nfd < 0)
 			return nfd;
 		d = nfd << 1 | (w ? 1 : 0);
-		if (!atomic_compare_exchange_strong(&node->data, &expect, d)) {
+		if (atomic_compare_exchange_strong(&node->data, &expect, d)) {
+			/* counted against the shard's share when it next evicts */
+			atomic_fetch_add(&shard_of(node->ve, node->hash)->fds, 1);
+		} else {
 			node->ve->be->close(nfd);
 			d = expect;
 		}

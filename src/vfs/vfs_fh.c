@@ -117,17 +117,17 @@ static int create_key(const char *dir, const char *path)
 #define VFS_FD_RESERVE 4352
 
 unsigned vfs_cache_shard_max = VFS_CACHE_MAX / VFS_CACHE_SHARDS;
-unsigned vfs_cache_shard_fds = UINT_MAX;
+unsigned vfs_cache_shard_fds = UINT_MAX; /* descriptors */
 
 /*
- * Raise the descriptor limit to its hard limit, then size the node cache to fit in
- * it: every cached node may hold two descriptors (its O_PATH one and a data one), and
- * running out of descriptors would turn cheap calls into NFS3ERR_JUKEBOX.
+ * Raise the descriptor limit to its hard limit, then size the node cache's descriptor
+ * budget to fit in it: a cached node holds one descriptor (its O_PATH one) or two (and a
+ * data one), and running out of descriptors would turn cheap calls into NFS3ERR_JUKEBOX.
  */
 static void raise_nofile(void)
 {
 	struct rlimit rl;
-	rlim_t nodes;
+	rlim_t fds;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
 		return;
@@ -138,23 +138,19 @@ static void raise_nofile(void)
 			getrlimit(RLIMIT_NOFILE, &rl);
 		}
 	}
-	/* Two per node, and a third's headroom for nodes in use (not evictable) and the
-	 * descriptors operations open for a moment (directories being listed, creates). */
-	nodes = rl.rlim_cur > 2 * VFS_FD_RESERVE ? (rl.rlim_cur - VFS_FD_RESERVE) / 3
-						 : rl.rlim_cur / 4;
-	vfs_cache_shard_fds = nodes / VFS_CACHE_SHARDS > UINT_MAX
-				      ? UINT_MAX
-				      : (unsigned)(nodes / VFS_CACHE_SHARDS);
+	/* Two thirds for cached nodes, a third's headroom for nodes in use (not
+	 * evictable) and the descriptors operations open for a moment (directories being
+	 * listed, creates). */
+	fds = rl.rlim_cur > 2 * VFS_FD_RESERVE ? (rl.rlim_cur - VFS_FD_RESERVE) / 3 * 2
+					       : rl.rlim_cur / 2;
+	vfs_cache_shard_fds =
+		fds / VFS_CACHE_SHARDS > UINT_MAX ? UINT_MAX : (unsigned)(fds / VFS_CACHE_SHARDS);
 	if (vfs_cache_shard_fds < 2)
 		vfs_cache_shard_fds = 2;
-	if (nodes > VFS_CACHE_MAX)
-		nodes = VFS_CACHE_MAX;
-	vfs_cache_shard_max = (unsigned)(nodes / VFS_CACHE_SHARDS);
-	if (vfs_cache_shard_max < 2)
-		vfs_cache_shard_max = 2;
-	if (nodes < VFS_CACHE_MAX)
-		log_info("vfs: %llu open files allowed: caching at most %u file handles, in all "
-			 "exports together",
+	if (fds < 2 * (rlim_t)VFS_CACHE_MAX)
+		log_info("vfs: %llu open files allowed: cached file handles hold at most %u "
+			 "descriptors in all exports together (as many handles if none is "
+			 "being read or written, half as many if all are)",
 			 (unsigned long long)rl.rlim_cur, vfs_cache_shard_fds * VFS_CACHE_SHARDS);
 }
 

@@ -28,9 +28,9 @@
 #define VFS_CACHE_SHARDS 64
 #define VFS_CACHE_MAX	 16384 /* nodes per export, at most */
 
-/* Nodes one shard of an export may hold (VFS_CACHE_MAX, or less when the descriptor
- * limit is lower), and what the descriptor limit allows one shard index to hold in all
- * exports together: both set by vfs_init(). */
+/* Nodes one shard of an export may hold (VFS_CACHE_MAX's share), and the descriptors
+ * the limit allows the nodes of one shard index to hold in all exports together (set by
+ * vfs_init(); a node holds one or two). */
 extern unsigned vfs_cache_shard_max;
 extern unsigned vfs_cache_shard_fds;
 

@@ -204,8 +204,10 @@ static void test_cache_bounded(void)
 	fx_teardown(&f);
 }
 
-/* Make @count files in directory @path and bring each one's node into @dir's cache. */
-static void cache_files(struct vfs_node *dir, const char *path, const char *prefix, int count)
+/* Make @count files in directory @path and bring each one's node into @dir's cache,
+ * with its I/O descriptor opened too if @data. */
+static void cache_files_io(struct vfs_node *dir, const char *path, const char *prefix, int count,
+			   bool data)
 {
 	struct vfs_attr attr, dattr;
 	struct vfs_node *n;
@@ -224,8 +226,40 @@ static void cache_files(struct vfs_node *dir, const char *path, const char *pref
 		CHECK_EQ(vfs_lookup(&fx_root_ctx, dir, name, false, &fh, &attr, &dattr, &dvalid),
 			 0);
 		CHECK_EQ(vfs_node_get(dir->ve, fh.data, fh.len, false, &n), 0);
+		if (data) {
+			bool writable;
+			int dfd;
+
+			CHECK_EQ(vfs_node_data_fd(n, &dfd, &writable), 0);
+			CHECK(dfd >= 0);
+		}
 		vfs_node_put(n);
 	}
+}
+
+static void cache_files(struct vfs_node *dir, const char *path, const char *prefix, int count)
+{
+	cache_files_io(dir, path, prefix, count, false);
+}
+
+/* The cache's budget is in descriptors: a node that has opened its file for I/O holds
+ * two and takes the room of two that have not. */
+static void test_cache_budget_descriptors(void)
+{
+	unsigned saved_fds = vfs_cache_shard_fds;
+	struct fx f;
+
+	fx_setup(&f);
+	vfs_cache_shard_fds = 4;
+	cache_files_io(f.root, f.exp, "a", 1600, false);
+	CHECK(vfs_cache_count(f.ve) > 3 * VFS_CACHE_SHARDS); /* about 4 a shard */
+	CHECK(vfs_cache_count(f.ve) <= 4 * VFS_CACHE_SHARDS);
+	cache_files_io(f.root, f.exp, "b", 1600, true);
+	/* 2 a shard, 3 where the root's node (referenced, one descriptor) is */
+	CHECK(vfs_cache_count(f.ve) <= 2 * VFS_CACHE_SHARDS + 1);
+	CHECK(vfs_cache_count(f.ve) >= VFS_CACHE_SHARDS);
+	vfs_cache_shard_fds = saved_fds;
+	fx_teardown(&f);
 }
 
 /* Every cached node may hold two descriptors, and the descriptor limit is the
@@ -371,4 +405,5 @@ static void test_nowait_misses(void)
 
 TESTS(test_export_root, test_export_open_errors, test_handle_survives_restart,
       test_write_verf_changes, test_forged_handles, test_outside_dir_refused, test_removed_is_stale,
-      test_cache_bounded, test_cache_budget_shared, test_nowait_misses);
+      test_cache_bounded, test_cache_budget_shared, test_cache_budget_descriptors,
+      test_nowait_misses);
