@@ -238,10 +238,11 @@ static struct vfs_node *evict_locked(struct vfs_node_shard *sh)
 
 	while ((sh->count > vfs_cache_shard_max || fds > fd_share) && sh->lru_tail) {
 		struct vfs_node *n = sh->lru_tail;
+		unsigned held = node_fds(n);
 
 		lru_remove(sh, n);
 		unhash(sh, n);
-		fds -= fds < node_fds(n) ? fds : node_fds(n); /* freed once unlocked */
+		fds -= fds < held ? fds : held; /* closed once unlocked */
 		n->hnext = victims;
 		victims = n;
 	}
