@@ -25,7 +25,7 @@
 
 #include "vfs/vfs.h"
 
-#define BACKEND_VERSION 1
+#define BACKEND_VERSION 2
 
 /* Largest back-end (kernel) handle the vfs can carry inside a struct vfs_fh. */
 #define BK_FH_MAX 46
@@ -110,6 +110,12 @@ struct backend_ops {
 	 * a name), and always before Linux 5.12, which cannot tell. A name the cache knows
 	 * to be missing answers -ENOENT. */
 	int (*resolve_cached)(int dirfd, const char *name);
+
+	/* Version 2. The server's file-system capabilities for open_fh() and open_data(),
+	 * the only calls that need them, at less cost than set_identity(NULL): the
+	 * caller's groups and fsgid may stay. The next set_identity() of the same caller
+	 * gives them back. */
+	int (*set_server_fs)(void);
 };
 
 #endif

@@ -199,7 +199,8 @@ int vfs_name_check(const char *name);
 bool vfs_name_is_dot(const char *name);
 /* Take the caller's identity for permission-checked calls. */
 int vfs_become(const struct vfs_export *ve, const struct vfs_ctx *ctx);
-/* Act as the server (needed for opening by handle). */
+/* Act as the server for the opens that need its capabilities (by handle, and a node's
+ * I/O descriptor); the next vfs_become() of the same caller is cheap (posix_ident.c). */
 int vfs_become_server(const struct vfs_export *ve);
 /*
  * Mode-bit permission check in user space for @want (4 read, 2 write, 1 execute);

@@ -137,6 +137,8 @@ int vfs_become(const struct vfs_export *ve, const struct vfs_ctx *ctx)
 
 int vfs_become_server(const struct vfs_export *ve)
 {
+	if (ve->be->version >= 2)
+		return ve->be->set_server_fs();
 	return ve->be->set_identity(NULL);
 }
 

@@ -16,6 +16,12 @@ extern const struct backend_ops posix_backend_ops;
  * Returns 0 or a negative errno.
  */
 int posix_set_identity(const struct vfs_cred *cred);
+/*
+ * Give the calling thread the server's file-system capabilities with fsuid 0 alone,
+ * keeping the fsgid and groups of the identity last set; the next posix_set_identity()
+ * of that identity only sets its fsuid back. Returns 0 or a negative errno.
+ */
+int posix_set_server_fs(void);
 
 /* How many identity-changing syscalls this thread has made (for tests). */
 unsigned long posix_identity_switches(void);

@@ -361,4 +361,5 @@ const struct backend_ops posix_backend_ops = {
 	.link_max = posix_link_max,
 	.syncfs = posix_syncfs,
 	.resolve_cached = posix_resolve_cached,
+	.set_server_fs = posix_set_server_fs,
 };

@@ -1,12 +1,14 @@
 /*
  * test_posix.c - unit tests for the posix back-end (src/backend/posix/): per-thread
- * identity with its cache, name resolution that never leaves the directory or follows
+ * identity with its cache (and the server's moment of capabilities that keeps the
+ * caller's groups), name resolution that never leaves the directory or follows
  * a link, handles round trip, a syncfs that ends with a cache flush. Runs as root in
  * directories made by test_disk_dir().
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -97,6 +99,71 @@ static void test_identity_cached(void)
 	CHECK(fd >= 0);
 	close(fd);
 	CHECK_EQ(be->unlink(dfd, "u", false), 0);
+	CHECK_EQ(be->unlink(dfd, "r", false), 0);
+	close(dfd);
+	CHECK_EQ(rmdir(dir), 0);
+}
+
+/* Field @k (0 real, 1 effective, 2 saved, 3 file system) of this thread's "Uid:" or
+ * "Gid:" line (@key) in /proc/thread-self/status, or -1. */
+static long status_id(const char *key, int k)
+{
+	char line[256];
+	long v[4] = {-1, -1, -1, -1}, r = -1;
+	FILE *f = fopen("/proc/thread-self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, key, strlen(key)) == 0 &&
+		    sscanf(line + strlen(key), "%ld %ld %ld %ld", &v[0], &v[1], &v[2], &v[3]) == 4)
+			r = v[k];
+	fclose(f);
+	return r;
+}
+
+/* The server's file-system capabilities for a moment: fsuid 0 alone (a root-only file
+ * opens), the caller's fsgid kept, one switch each way; back as the caller, the file is
+ * refused again. */
+static void test_server_fs_keeps_groups(void)
+{
+	struct vfs_cred user = {.uid = 1000, .gid = 1000, .ngroups = 1, .groups = {27}};
+	char dir[64], path[128];
+	unsigned long before;
+	int dfd, fd;
+
+	test_disk_dir(dir, sizeof(dir), "shoal-posix");
+	dfd = open(dir, O_PATH | O_DIRECTORY);
+	CHECK_EQ(be->set_identity(NULL), 0);
+	fd = be->create(dfd, "r", 0600, true);
+	CHECK(fd >= 0);
+	be->close(fd);
+	snprintf(path, sizeof(path), "%s/r", dir);
+	CHECK_EQ(be->set_identity(&user), 0);
+	CHECK_EQ(open(path, O_RDONLY), -1);
+	before = posix_identity_switches();
+	CHECK(be->version >= 2);
+	CHECK_EQ(be->set_server_fs(), 0);
+	CHECK_EQ(be->set_server_fs(), 0);
+	CHECK_EQ(posix_identity_switches(), before + 1);
+	CHECK_EQ(status_id("Uid:", 3), 0);
+	CHECK_EQ(status_id("Gid:", 3), 1000);
+	fd = open(path, O_RDONLY);
+	CHECK(fd >= 0);
+	close(fd);
+	CHECK_EQ(be->set_identity(&user), 0);
+	CHECK_EQ(posix_identity_switches(), before + 2);
+	CHECK_EQ(status_id("Uid:", 3), 1000);
+	CHECK_EQ(open(path, O_RDONLY), -1);
+	CHECK_EQ(errno, EACCES);
+	/* Another identity after the server's moment: a full switch, its own fsgid. */
+	user.gid = 2000;
+	CHECK_EQ(be->set_server_fs(), 0);
+	CHECK_EQ(be->set_identity(&user), 0);
+	CHECK_EQ(status_id("Uid:", 3), 1000);
+	CHECK_EQ(status_id("Gid:", 3), 2000);
+	CHECK_EQ(be->set_identity(NULL), 0);
+	CHECK_EQ(status_id("Gid:", 3), 0);
 	CHECK_EQ(be->unlink(dfd, "r", false), 0);
 	close(dfd);
 	CHECK_EQ(rmdir(dir), 0);
@@ -236,5 +303,5 @@ static void test_sync_written_marks_then_syncs(void)
 	CHECK_EQ(unlink(path), 0);
 }
 
-TESTS(test_identity_cached, test_resolve_stays_inside, test_resolve_cached_only,
-      test_syncfs_ends_with_flush, test_sync_written_marks_then_syncs);
+TESTS(test_identity_cached, test_server_fs_keeps_groups, test_resolve_stays_inside,
+      test_resolve_cached_only, test_syncfs_ends_with_flush, test_sync_written_marks_then_syncs);
