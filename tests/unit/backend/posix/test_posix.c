@@ -122,9 +122,25 @@ static long status_id(const char *key, int k)
 	return r;
 }
 
+/* The first supplementary group on this thread's "Groups:" line, or -1 if none. */
+static long status_first_group(void)
+{
+	char line[256];
+	long g = -1;
+	FILE *f = fopen("/proc/thread-self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, "Groups:", 7) == 0 && sscanf(line + 7, "%ld", &g) != 1)
+			g = -1;
+	fclose(f);
+	return g;
+}
+
 /* The server's file-system capabilities for a moment: fsuid 0 alone (a root-only file
- * opens), the caller's fsgid kept, one switch each way; back as the caller, the file is
- * refused again. */
+ * opens), the caller's fsgid and groups kept, one switch each way; back as the caller,
+ * the file is refused again. */
 static void test_server_fs_keeps_groups(void)
 {
 	struct vfs_cred user = {.uid = 1000, .gid = 1000, .ngroups = 1, .groups = {27}};
@@ -133,6 +149,7 @@ static void test_server_fs_keeps_groups(void)
 	int dfd, fd;
 
 	test_disk_dir(dir, sizeof(dir), "shoal-posix");
+	CHECK_EQ(chmod(dir, 0755), 0); /* the caller may look in: only the file refuses it */
 	dfd = open(dir, O_PATH | O_DIRECTORY);
 	CHECK_EQ(be->set_identity(NULL), 0);
 	fd = be->create(dfd, "r", 0600, true);
@@ -141,6 +158,7 @@ static void test_server_fs_keeps_groups(void)
 	snprintf(path, sizeof(path), "%s/r", dir);
 	CHECK_EQ(be->set_identity(&user), 0);
 	CHECK_EQ(open(path, O_RDONLY), -1);
+	CHECK_EQ(errno, EACCES);
 	before = posix_identity_switches();
 	CHECK(be->version >= 2);
 	CHECK_EQ(be->set_server_fs(), 0);
@@ -148,6 +166,7 @@ static void test_server_fs_keeps_groups(void)
 	CHECK_EQ(posix_identity_switches(), before + 1);
 	CHECK_EQ(status_id("Uid:", 3), 0);
 	CHECK_EQ(status_id("Gid:", 3), 1000);
+	CHECK_EQ(status_first_group(), 27);
 	fd = open(path, O_RDONLY);
 	CHECK(fd >= 0);
 	close(fd);
