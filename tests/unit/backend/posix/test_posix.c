@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -104,38 +105,31 @@ static void test_identity_cached(void)
 	CHECK_EQ(rmdir(dir), 0);
 }
 
-/* Field @k (0 real, 1 effective, 2 saved, 3 file system) of this thread's "Uid:" or
- * "Gid:" line (@key) in /proc/thread-self/status, or -1. */
+/* Number @k of this thread's line @key in /proc/thread-self/status, or -1 if it has
+ * none: on "Uid:" and "Gid:" 0 real, 1 effective, 2 saved, 3 file system; on "Groups:"
+ * the supplementary groups in order. */
 static long status_id(const char *key, int k)
 {
-	char line[256];
-	long v[4] = {-1, -1, -1, -1}, r = -1;
+	char line[256], *p, *end;
+	long v = -1;
 	FILE *f = fopen("/proc/thread-self/status", "r");
 
 	if (!f)
 		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (strncmp(line, key, strlen(key)) == 0 &&
-		    sscanf(line + strlen(key), "%ld %ld %ld %ld", &v[0], &v[1], &v[2], &v[3]) == 4)
-			r = v[k];
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, key, strlen(key)) != 0)
+			continue;
+		p = line + strlen(key);
+		for (int i = 0; i <= k; i++, p = end) {
+			v = strtol(p, &end, 10);
+			if (end == p) {
+				v = -1;
+				break;
+			}
+		}
+	}
 	fclose(f);
-	return r;
-}
-
-/* The first supplementary group on this thread's "Groups:" line, or -1 if none. */
-static long status_first_group(void)
-{
-	char line[256];
-	long g = -1;
-	FILE *f = fopen("/proc/thread-self/status", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (strncmp(line, "Groups:", 7) == 0 && sscanf(line + 7, "%ld", &g) != 1)
-			g = -1;
-	fclose(f);
-	return g;
+	return v;
 }
 
 /* The server's file-system capabilities for a moment: fsuid 0 alone (a root-only file
@@ -166,7 +160,7 @@ static void test_server_fs_keeps_groups(void)
 	CHECK_EQ(posix_identity_switches(), before + 1);
 	CHECK_EQ(status_id("Uid:", 3), 0);
 	CHECK_EQ(status_id("Gid:", 3), 1000);
-	CHECK_EQ(status_first_group(), 27);
+	CHECK_EQ(status_id("Groups:", 0), 27);
 	fd = open(path, O_RDONLY);
 	CHECK(fd >= 0);
 	close(fd);
