@@ -11,10 +11,12 @@
 #
 #   bench/point.sh BUILD_DIR [--server shoal|ganesha] [--load OPS] [--fileset-load OPS]
 #                  [--mix FILE | --op NAME] [--warmup S] [--runtime S] [--perf]
-#                  [--in-flight N] [--out DIR] [-- SHOAL_SERVER_ARGS...]
+#                  [--in-flight N] [--bench-arg ARG]... [--out DIR]
+#                  [-- SHOAL_SERVER_ARGS...]
 #
 # Defaults: shoal, 10,000 op/s, the SFS2008 mix, 3 s warm-up + 10 s measured,
 # shoal-bench's own calls in flight per load process (8), DIR = BUILD_DIR/bench-point.
+# --bench-arg passes one more argument to the measuring shoal-bench (--threads 2, say).
 # --op GETATTR is a mix of that one operation. Speed is judged only against a peer
 # measured alike, never from one point.
 set -euo pipefail
@@ -34,6 +36,7 @@ warmup=3
 runtime=10
 perf=0
 in_flight=
+bench_extra=()
 out=$build/bench-point
 srv_args=()
 orig_args=("$@")
@@ -48,6 +51,7 @@ while [ $# -gt 0 ]; do
 	--runtime) runtime=${2:?--runtime needs a value}; shift ;;
 	--perf) perf=1 ;;
 	--in-flight) in_flight=${2:?--in-flight needs a value}; shift ;;
+	--bench-arg) bench_extra+=("${2:?--bench-arg needs a value}"); shift ;;
 	--out) out=${2:?--out needs a directory}; shift ;;
 	--) shift; srv_args=("$@"); break ;;
 	-h | --help) bench_usage ;;
@@ -125,7 +129,8 @@ if [ "$perf" = 1 ]; then
 fi
 rc=0
 "$build/shoal-bench" "${args[@]}" --reuse-fileset --points 1 --warmup "$warmup" \
-	--runtime "$runtime" ${mix:+--mix "$mix"} ${in_flight:+--in-flight "$in_flight"} --json "$out/point.json" >"$out/point.log" 2>&1 ||
+	--runtime "$runtime" ${mix:+--mix "$mix"} ${in_flight:+--in-flight "$in_flight"} \
+	${bench_extra[@]+"${bench_extra[@]}"} --json "$out/point.json" >"$out/point.log" 2>&1 ||
 	rc=$?
 [ "$server" = shoal ] && kill -USR1 "$spid"
 # not a bare wait: the server, started in a process substitution, never ends by itself
