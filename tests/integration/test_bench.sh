@@ -12,7 +12,8 @@
 # connections), so that WRITEs over 8 KiB from several connections take turns waiting
 # for call memory: none may be lost or stuck there. Mixes of other shapes run too: REMOVE
 # alone (past the spare files) and the procedures shoal-bench sends beyond SFS2008's
-# (NULL, FSINFO, PATHCONF, COMMIT), all answered without error.
+# (NULL, FSINFO, PATHCONF, COMMIT), all answered without error. With --uid/--gid the
+# whole fileset is made as that user.
 . "$(dirname "$0")/lib.sh"
 
 BENCH=$IT_BUILD/shoal-bench
@@ -114,6 +115,11 @@ check report-ladder-top "Peak Load Point                 400 op/s, as requested"
 # ...and the seed of its choices (default 0); a seed that is not one is refused
 check json-seed '"seed": "0"' "$(grep -o '"seed": "[^"]*"' "$T/out.json")"
 check report-seed "Random Seed                     0" "$(grep '^Random Seed' "$T/out.txt")"
+# ...and the credential its calls came with (default root's)
+check json-credential '"credential": "AUTH_SYS uid 0 gid 0"' \
+	"$(grep -o '"credential": "[^"]*"' "$T/out.json")"
+check report-credential "Client Credential               AUTH_SYS uid 0 gid 0" \
+	"$(grep '^Client Credential' "$T/out.txt")"
 i=0
 for bad in -1 18446744073709551616 1x ''; do
 	i=$((i + 1))
@@ -197,6 +203,29 @@ for op in NULL FSINFO PATHCONF COMMIT; do
 	answered "extra-mix-$op" "$out" $op 0
 done
 stop_server bench
+# --uid/--gid: every call comes as that user, so the server makes the whole fileset
+# (created, written, renamed by that user's calls) that user's, not root's. Its own
+# export, whose root directory the user may write in, and server, so that the checks
+# on the first server's log below stay its.
+uexp=$T/export-uid
+mkdir -p "$uexp"
+chown 4242:4243 "$uexp"
+start_server bench-uid --state-dir "$T/state-uid" "$uexp" || it_done
+out=$("$BENCH" --host 127.0.0.1 --export "$uexp" --load 200 --points 1 --warmup 0 \
+	--runtime 1 --procs 2 --in-flight 2 --fileset-scale 0.0005 --uid 4242 --gid 4243 \
+	--no-progress --json "$T/uid.json" 2>"$T/bench-uid.err")
+check uid-exit-status 0 "$?"
+check uid-no-errors "" "$(printf '%s\n' "$out" | grep -E '^errors:|^op .* errors [1-9]')"
+n=$(find "$uexp" -mindepth 1 | wc -l)
+if [ "$n" -gt 100 ]; then ok "uid: $n objects made"; else fail "uid: expected over 100 objects got $n"; fi
+check uid-owner-of-all "" "$(find "$uexp" -mindepth 1 \( ! -user 4242 -o ! -group 4243 \) | head -n 3)"
+check uid-json-credential '"credential": "AUTH_SYS uid 4242 gid 4243"' \
+	"$(grep -o '"credential": "[^"]*"' "$T/uid.json")"
+stop_server bench-uid
+for bad in -1 4294967295 x; do
+	"$BENCH" --load 400 --uid "$bad" >/dev/null 2>"$T/uid.err"
+	check "uid-refused-$bad" "2 1" "$? $(grep -c 'uid: expected a number' "$T/uid.err")"
+done
 # No call of any run was answered from the duplicate request cache: the rerun repeats
 # the reuse run's calls (same seeds), so it must not repeat their XIDs, or the
 # server would replay the first run's replies for its SETATTRs, CREATEs and WRITEs

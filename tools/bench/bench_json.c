@@ -52,6 +52,7 @@ static const struct jfield run_fields[] = {
 	JF(struct bench_run, JF_STR, write_stability),
 	JF(struct bench_run, JF_STR, call_pacing),
 	JF(struct bench_run, JF_STR, seed),
+	JF(struct bench_run, JF_STR, credential),
 	JF(struct bench_run, JF_STR, settle),
 	JF(struct bench_run, JF_BOOL, settle_failed),
 	JF(struct bench_run, JF_STR, ladder_top),

@@ -85,6 +85,9 @@ struct bench_run {
 	char call_pacing[96];	  /* when a process sends its calls (--send-ahead-us) */
 	char seed[24]; /* of the operations' random choices, in decimal; empty in a run made
 			* before it existed (its processes' choices were correlated) */
+	/* The NFS calls' credential ("AUTH_SYS uid 0 gid 0"); empty in a run made before it
+	 * existed (its calls came as root). */
+	char credential[48];
 	/* Before the first point (engine_settle.c): what was done ("COMMIT of N I/O files
 	 * in S s") or why it failed; empty in a run made before it existed. */
 	char settle[192];

@@ -42,6 +42,7 @@ struct bench_conn {
 	size_t rskip;	  /* bytes of the current cut reply still to discard from the socket */
 	uint8_t cred[64]; /* AUTH_SYS credential and AUTH_NONE verifier, pre-encoded */
 	uint32_t credlen;
+	uint32_t uid, gid; /* of that credential */
 	uint32_t next_xid;
 	uint64_t bytes_out, bytes_in;
 };
@@ -61,6 +62,8 @@ struct bench_reply {
  */
 int bench_conn_open(struct bench_conn *c, const char *host, uint16_t port, uint32_t prog,
 		    uint32_t vers);
+/* Send the calls started from now on as @uid and @gid (AUTH_SYS, no other groups). */
+void bench_conn_set_cred(struct bench_conn *c, uint32_t uid, uint32_t gid);
 /* Take @fd, a connected stream socket, as @c's connection (made non-blocking); on
  * -ENOMEM, @fd is closed. */
 int bench_conn_adopt(struct bench_conn *c, int fd, uint32_t prog, uint32_t vers);

@@ -44,7 +44,7 @@ static bool enc_cred(struct bench_conn *c)
 
 	xdr_out_init(&b, body, sizeof(body));
 	if (!(xdr_enc_u32(&b, 0) && xdr_enc_opaque(&b, machine, sizeof(machine) - 1) &&
-	      xdr_enc_u32(&b, 0) && xdr_enc_u32(&b, 0) && xdr_enc_u32(&b, 0)))
+	      xdr_enc_u32(&b, c->uid) && xdr_enc_u32(&b, c->gid) && xdr_enc_u32(&b, 0)))
 		return false;
 	xdr_out_init(&o, c->cred, sizeof(c->cred));
 	if (!(xdr_enc_u32(&o, RPC_AUTH_SYS) && xdr_enc_opaque(&o, body, (uint32_t)b.len) &&
@@ -52,6 +52,13 @@ static bool enc_cred(struct bench_conn *c)
 		return false;
 	c->credlen = (uint32_t)o.len;
 	return true;
+}
+
+void bench_conn_set_cred(struct bench_conn *c, uint32_t uid, uint32_t gid)
+{
+	c->uid = uid;
+	c->gid = gid;
+	(void)enc_cred(c); /* cannot fail: 64 bytes hold the longest (the machine name is fixed) */
 }
 
 int bench_conn_open(struct bench_conn *c, const char *host, uint16_t port, uint32_t prog,

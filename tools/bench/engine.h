@@ -40,6 +40,7 @@ struct bench_cfg {
 	uint32_t send_batch;	/* ...but no more than about this many calls' worth (0: no cap) */
 	bool reuse;		/* keep existing files of the right size */
 	uint64_t seed;		/* of the operations' random choices (--seed) */
+	uint32_t uid, gid;	/* the NFS calls' AUTH_SYS credential (--uid, --gid) */
 	unsigned ntargets;
 	struct bench_target_cfg targets[BENCH_MAX_TARGETS];
 };

@@ -433,6 +433,7 @@ struct bench_engine *bench_engine_new(const struct bench_cfg *cfg, char *err, si
 			bench_engine_free(e);
 			return NULL;
 		}
+		bench_conn_set_cred(&p->conn, cfg->uid, cfg->gid);
 		/* The connection's random first XID: a rerun against the same server must
 		 * not repeat this one's XIDs (its calls, from the same seed, repeat). */
 		p->xseq = p->conn.next_xid;

@@ -56,6 +56,7 @@ static int settle_target(struct bench_engine *e, unsigned ti, uint64_t *files, c
 			 strerror(-rc));
 		return -1;
 	}
+	bench_conn_set_cred(&c, e->cfg.uid, e->cfg.gid);
 	/* the handles are fixed once the fileset exists: the engine threads only read
 	 * them, so reading them here races with nothing */
 	for (uint32_t i = 0; i < e->nprocs && rc == 0; i++) {

@@ -56,7 +56,7 @@ struct opts {
 	double probe_warmup, probe_runtime; /* a search probe's */
 	unsigned points, procs, in_flight, threads, biod, unit_kib, ahead_us, send_batch;
 	bool auto_peak, reuse, progress, populate_only;
-	uint32_t stable;
+	uint32_t stable, uid, gid;
 	uint64_t seed;
 	const char *label, *server_desc, *json, *report, *svg, *desc, *mix;
 	pid_t spids[MAX_PIDS];
@@ -104,6 +104,10 @@ static void usage(FILE *f)
 	      "  --append PCT       WRITEs that append (default 70)\n"
 	      "  --failed-lookups PCT  LOOKUPs of missing names (default 35, provisional)\n"
 	      "  --write-stable file_sync|data_sync|unstable   (default file_sync)\n"
+	      "  --uid N --gid N    the NFS calls' AUTH_SYS user and group (default 0 and 0;\n"
+	      "                     a server then checks and switches to a real user's\n"
+	      "                     identity, as for SFS's ordinary user; the export's\n"
+	      "                     root directory must let that user create in it)\n"
 	      "  --tolerance PCT    a point achieving less than this below its request is\n"
 	      "                     invalid (default 10, provisional)\n"
 	      "  --mix FILE         mix file (\"SFS MIXFILE VERSION 2\"); non-standard\n"
@@ -171,6 +175,8 @@ static void parse(int argc, char **argv, struct opts *o)
 		O_APP,
 		O_FL,
 		O_STAB,
+		O_UID,
+		O_GID,
 		O_TOL,
 		O_MIX,
 		O_SEED,
@@ -214,6 +220,8 @@ static void parse(int argc, char **argv, struct opts *o)
 		{"append", 1, 0, O_APP},
 		{"failed-lookups", 1, 0, O_FL},
 		{"write-stable", 1, 0, O_STAB},
+		{"uid", 1, 0, O_UID},
+		{"gid", 1, 0, O_GID},
 		{"tolerance", 1, 0, O_TOL},
 		{"mix", 1, 0, O_MIX},
 		{"seed", 1, 0, O_SEED},
@@ -291,6 +299,12 @@ static void parse(int argc, char **argv, struct opts *o)
 			break;
 		case O_THR:
 			o->threads = (unsigned)num("--threads", optarg, 1, 64);
+			break;
+		case O_UID:
+			o->uid = (uint32_t)num("--uid", optarg, 0, 4294967294.0);
+			break;
+		case O_GID:
+			o->gid = (uint32_t)num("--gid", optarg, 0, 4294967294.0);
 			break;
 		case O_AHEAD:
 			o->ahead_us = (unsigned)num("--send-ahead-us", optarg, 0, 1000000);
@@ -480,6 +494,8 @@ static int build_cfg(const struct opts *o, struct bench_cfg *cfg)
 	cfg->tolerance_pct = o->tolerance;
 	cfg->reuse = o->reuse;
 	cfg->seed = o->seed;
+	cfg->uid = o->uid;
+	cfg->gid = o->gid;
 	return 0;
 }
 
@@ -504,6 +520,8 @@ static void fill_run_header(const struct opts *o, const struct bench_cfg *cfg,
 	run->append_pct = o->append_pct;
 	snprintf(run->write_stability, sizeof(run->write_stability), "%s", stab[o->stable]);
 	snprintf(run->seed, sizeof(run->seed), "%" PRIu64, o->seed);
+	snprintf(run->credential, sizeof(run->credential), "AUTH_SYS uid %" PRIu32 " gid %" PRIu32,
+		 o->uid, o->gid);
 	if (o->ahead_us == 0)
 		snprintf(run->call_pacing, sizeof(run->call_pacing), "each call when it is due");
 	else if (o->send_batch == 0)

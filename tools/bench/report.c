@@ -947,6 +947,7 @@ static void benchmark_parameters(FILE *out, const struct bench_run *run)
 	kv(out, "Write Stability", or_ns(run->write_stability));
 	kv(out, "Call Pacing", or_ns(run->call_pacing));
 	kv(out, "Random Seed", or_ns(run->seed));
+	kv(out, "Client Credential", or_ns(run->credential));
 	kv(out, "Peak Load Point", or_ns(run->ladder_top));
 	kv(out, "Before the First Point", or_ns(run->settle));
 	kvf(out, "Fileset",

@@ -46,6 +46,7 @@ static inline void fixture_run(struct bench_run *r)
 	snprintf(r->write_stability, sizeof(r->write_stability), "FILE_SYNC");
 	snprintf(r->call_pacing, sizeof(r->call_pacing), "each call when it is due");
 	snprintf(r->seed, sizeof(r->seed), "7");
+	snprintf(r->credential, sizeof(r->credential), "AUTH_SYS uid 1000 gid 1000");
 	snprintf(r->settle, sizeof(r->settle), "COMMIT of 120 I/O files in 0.02 s");
 	snprintf(r->ladder_top, sizeof(r->ladder_top),
 		 "6000 op/s, searched from 5000 op/s in 4 trials of 2 s warm-up + 5 s measured");
