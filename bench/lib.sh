@@ -1,6 +1,7 @@
 # lib.sh - what bench/sfs.sh, bench/point.sh and bench/meta.sh share: the usage text (a
 # script's own header comment), the BUILD_DIR argument, the private network namespace
-# they run in, and starting shoal-server in its quick-start mode. Sourced, not run.
+# they run in, handing an export to the user shoal-bench calls as, and starting
+# shoal-server in its quick-start mode. Sourced, not run.
 
 # Print the calling script's header comment (line 2 up to "set -euo") and exit 2.
 bench_usage() {
@@ -21,6 +22,26 @@ bench_netns() {
 		exec env SHOAL_IN_NETNS=1 unshare --net --mount "$0" "$@"
 	fi
 	ip link set lo up
+}
+
+# bench_export_owner DIR SHOAL_BENCH_ARGS...: give DIR to the user and group that
+# shoal-bench's --uid and --gid name (if they do), so that its calls may create the
+# fileset in the export's root directory, as SFS's SFS_NFS_USER_ID and _GROUP_ID do.
+bench_export_owner() {
+	local dir=$1 uid=0 gid=0
+	shift
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--uid) uid=${2:-0}; shift ;;
+		--gid) gid=${2:-0}; shift ;;
+		--uid=*) uid=${1#--uid=} ;;
+		--gid=*) gid=${1#--gid=} ;;
+		esac
+		shift
+	done
+	if [ "$uid" != 0 ] || [ "$gid" != 0 ]; then
+		chown "$uid:$gid" "$dir"
+	fi
 }
 
 # bench_start_shoal STATE_DIR EXPORT_DIR LOG [SERVER_ARGS...]: start shoal-server (no

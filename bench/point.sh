@@ -16,7 +16,8 @@
 #
 # Defaults: shoal, 10,000 op/s, the SFS2008 mix, 3 s warm-up + 10 s measured,
 # shoal-bench's own calls in flight per load process (8), DIR = BUILD_DIR/bench-point.
-# --bench-arg passes one more argument to the measuring shoal-bench (--threads 2, say).
+# --bench-arg passes one more argument to shoal-bench (--threads 2, say); with --uid
+# and --gid the export is that user's, and the fileset is made by that user's calls.
 # --op GETATTR is a mix of that one operation. Speed is judged only against a peer
 # measured alike, never from one point.
 set -euo pipefail
@@ -99,6 +100,7 @@ if [ -n "$op" ]; then
 fi
 
 mkdir -p "$work/export"
+bench_export_owner "$work/export" ${bench_extra[@]+"${bench_extra[@]}"}
 if [ "$server" = shoal ]; then
 	mkdir -p "$work/state"
 	bench_start_shoal "$work/state" "$work/export" "$out/server.log" --log-level info \
@@ -112,7 +114,8 @@ fi
 scale=$(awk -v f="$fileset_load" -v l="$load" 'BEGIN { printf "%.9f", f * 0.001 / l }')
 args=(--host 127.0.0.1 --export "$export_path" --nfs-port 2049 --mount-port 20048
 	--load "$load" --fileset-scale "$scale" --server-pid "$spid" --no-progress)
-"$build/shoal-bench" "${args[@]}" --populate-only >"$out/populate.log" 2>&1 || {
+"$build/shoal-bench" "${args[@]}" ${bench_extra[@]+"${bench_extra[@]}"} --populate-only \
+	>"$out/populate.log" 2>&1 || {
 	echo "point.sh: creating the fileset failed:" >&2
 	tail -n 20 "$out/populate.log" >&2
 	exit 1

@@ -128,6 +128,7 @@ shoal_ver=$("$build/shoal-server" --version 2>/dev/null | head -n 1)
 run_shoal() {
 	rm -rf "$work/shoal-export" "$work/state"
 	mkdir -p "$work/shoal-export" "$work/state"
+	bench_export_owner "$work/shoal-export" ${extra[@]+"${extra[@]}"}
 	bench_start_shoal "$work/state" "$work/shoal-export" "$work/shoal.log" --log-level warn
 	bench "$1" "${shoal_ver:-shoal-server}" "$spid" "$work/shoal-export"
 	kill "$spid"
@@ -142,6 +143,7 @@ run_ganesha() {
 
 	rm -rf "$work/ganesha-export" "$work/ganesha"
 	mkdir -p "$work/ganesha-export"
+	bench_export_owner "$work/ganesha-export" ${extra[@]+"${extra[@]}"}
 	gpid=$("$here/ganesha.sh" start "$work/ganesha-export" "$work/ganesha")
 	bench "$1" "nfs-ganesha $gver (FSAL VFS)" "$gpid" /bench
 	"$here/ganesha.sh" stop "$work/ganesha"
