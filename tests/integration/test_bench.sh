@@ -204,7 +204,7 @@ for op in NULL FSINFO PATHCONF COMMIT; do
 done
 stop_server bench
 # --uid/--gid: every call comes as that user, so the server makes the whole fileset
-# (created, written, renamed by that user's calls) that user's, not root's. Its own
+# (created and written by that user's calls) that user's, not root's. Its own
 # export, whose root directory the user may write in, and server, so that the checks
 # on the first server's log below stay its.
 uexp=$T/export-uid
