@@ -141,15 +141,46 @@ vm_died_before_init() {
 		! grep -q 'Run /sbin/shoal-init as init process' "$T/console.log"
 }
 
-# boot_guest [QEMU-ARGS...] : boot under KVM if it brings the guest up (its first line,
-# "shoal-guest: ...", within KERNEL_KVM_BOOT s), else under TCG. A kernel that panics
-# before it starts the guest's init (vm_died_before_init) is the emulator's or the
-# kernel's fault, not the suite's: that accelerator boots once more, said in the log.
-# 0 with `booted` (the accelerator), t_boot (SECONDS at the start) and LINE (the first
-# line) set; 1 after saying why each accelerator failed, with the end of its console log
-# (`accels` names the ones tried).
+# boot_try ACCEL [QEMU-ARGS...] : one boot under ACCEL; 0 once the guest's first line
+# ("shoal-guest: ...") came within KERNEL_KVM_BOOT / KERNEL_TCG_BOOT s, with `booted`,
+# t_boot (SECONDS at the start) and LINE set; otherwise 1 after saying why, with the end
+# of the console log, qemu stopped and rc the reason (1 qemu exited, 2 silent, 3 not
+# started, else the first line was not the guest's).
+boot_try() {
+	local accel=$1 limit why
+	shift
+	if ! boot "$accel" "$@"; then
+		echo "boot: $accel not tried: vm_before_boot failed"
+		rc=3
+		return 1
+	fi
+	t_boot=$SECONDS
+	if [ "$accel" = kvm ]; then limit=${KERNEL_KVM_BOOT:-30}; else limit=${KERNEL_TCG_BOOT:-180}; fi
+	next_line $((SECONDS + limit))
+	rc=$?
+	if [ "$rc" -eq 0 ] && [[ $LINE == "shoal-guest: "* ]]; then
+		echo "boot: $accel, guest up in $((SECONDS - t_boot)) s ($LINE)"
+		booted=$accel
+		return 0
+	fi
+	case $rc in
+	1) why="qemu exited ($(tail -n 1 "$T/qemu.err" 2>/dev/null))" ;;
+	2) why="no word from the guest within ${limit}s" ;;
+	*) why="unexpected first line '$LINE'" ;;
+	esac
+	echo "boot: $accel did not boot the guest: $why; the console's last lines:"
+	tail -n 20 "$T/console.log" 2>/dev/null | sed 's/^/  console: /'
+	stop_qemu
+	return 1
+}
+
+# boot_guest [QEMU-ARGS...] : boot under KVM if it brings the guest up (boot_try), else
+# under TCG. A kernel that panics before it starts the guest's init (vm_died_before_init)
+# is the emulator's or the kernel's fault, not the suite's: that accelerator boots once
+# more, said in the log. 0 with `booted`, t_boot and LINE set; 1 after saying why each
+# accelerator failed (`accels` names the ones tried).
 boot_guest() {
-	local accel limit rc why again
+	local accel rc
 	accels=${KERNEL_ACCEL:-}
 	if [ -z "$accels" ]; then
 		accels=tcg
@@ -157,36 +188,11 @@ boot_guest() {
 	fi
 	booted=
 	for accel in $accels; do
-		again=1
-		while :; do
-			if ! boot "$accel" "$@"; then
-				echo "boot: $accel not tried: vm_before_boot failed"
-				break
-			fi
-			t_boot=$SECONDS
-			if [ "$accel" = kvm ]; then limit=${KERNEL_KVM_BOOT:-30}; else limit=${KERNEL_TCG_BOOT:-180}; fi
-			next_line $((SECONDS + limit))
-			rc=$?
-			if [ "$rc" -eq 0 ] && [[ $LINE == "shoal-guest: "* ]]; then
-				echo "boot: $accel, guest up in $((SECONDS - t_boot)) s ($LINE)"
-				booted=$accel
-				return 0
-			fi
-			case $rc in
-			1) why="qemu exited ($(tail -n 1 "$T/qemu.err" 2>/dev/null))" ;;
-			2) why="no word from the guest within ${limit}s" ;;
-			*) why="unexpected first line '$LINE'" ;;
-			esac
-			echo "boot: $accel did not boot the guest: $why; the console's last lines:"
-			tail -n 20 "$T/console.log" 2>/dev/null | sed 's/^/  console: /'
-			stop_qemu
-			if [ "$again" = 1 ] && [ "$rc" -eq 1 ] && vm_died_before_init; then
-				echo "boot: $accel: the guest's kernel panicked before its init ran; booting it once more"
-				again=0
-				continue
-			fi
-			break
-		done
+		boot_try "$accel" "$@" && return 0
+		if [ "$rc" -eq 1 ] && vm_died_before_init; then
+			echo "boot: $accel: the guest's kernel panicked before its init ran; booting it once more"
+			boot_try "$accel" "$@" && return 0
+		fi
 	done
 	return 1
 }

@@ -42,7 +42,6 @@ struct bench_conn {
 	size_t rskip;	  /* bytes of the current cut reply still to discard from the socket */
 	uint8_t cred[64]; /* AUTH_SYS credential and AUTH_NONE verifier, pre-encoded */
 	uint32_t credlen;
-	uint32_t uid, gid; /* of that credential */
 	uint32_t next_xid;
 	uint64_t bytes_out, bytes_in;
 };

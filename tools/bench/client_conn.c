@@ -35,7 +35,8 @@
 #define LAST_FRAG  0x80000000u
 #define SQ_INIT	   256 /* send-queue pieces; grows on demand */
 
-static bool enc_cred(struct bench_conn *c)
+/* @c's credential: AUTH_SYS as @uid and @gid, no other groups. */
+static bool enc_cred(struct bench_conn *c, uint32_t uid, uint32_t gid)
 {
 	static const char machine[] = "shoal-bench";
 	struct xdr_out o;
@@ -44,7 +45,7 @@ static bool enc_cred(struct bench_conn *c)
 
 	xdr_out_init(&b, body, sizeof(body));
 	if (!(xdr_enc_u32(&b, 0) && xdr_enc_opaque(&b, machine, sizeof(machine) - 1) &&
-	      xdr_enc_u32(&b, c->uid) && xdr_enc_u32(&b, c->gid) && xdr_enc_u32(&b, 0)))
+	      xdr_enc_u32(&b, uid) && xdr_enc_u32(&b, gid) && xdr_enc_u32(&b, 0)))
 		return false;
 	xdr_out_init(&o, c->cred, sizeof(c->cred));
 	if (!(xdr_enc_u32(&o, RPC_AUTH_SYS) && xdr_enc_opaque(&o, body, (uint32_t)b.len) &&
@@ -56,9 +57,8 @@ static bool enc_cred(struct bench_conn *c)
 
 void bench_conn_set_cred(struct bench_conn *c, uint32_t uid, uint32_t gid)
 {
-	c->uid = uid;
-	c->gid = gid;
-	(void)enc_cred(c); /* cannot fail: 64 bytes hold the longest (the machine name is fixed) */
+	/* cannot fail: 64 bytes hold the longest (the machine name is fixed) */
+	(void)enc_cred(c, uid, gid);
 }
 
 int bench_conn_open(struct bench_conn *c, const char *host, uint16_t port, uint32_t prog,
@@ -116,7 +116,7 @@ int bench_conn_adopt(struct bench_conn *c, int fd, uint32_t prog, uint32_t vers)
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		c->next_xid = (uint32_t)ts.tv_nsec ^ (uint32_t)getpid() << 12;
 	}
-	if (!c->sbuf || !c->rbuf || !c->sq || !enc_cred(c)) {
+	if (!c->sbuf || !c->rbuf || !c->sq || !enc_cred(c, 0, 0)) {
 		bench_conn_close(c);
 		return -ENOMEM;
 	}
