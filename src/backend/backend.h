@@ -25,7 +25,7 @@
 
 #include "vfs/vfs.h"
 
-#define BACKEND_VERSION 2
+#define BACKEND_VERSION 3
 
 /* Largest back-end (kernel) handle the vfs can carry inside a struct vfs_fh. */
 #define BK_FH_MAX 46
@@ -116,6 +116,11 @@ struct backend_ops {
 	 * caller's groups and fsgid may stay. The next set_identity() of the same caller
 	 * gives them back. */
 	int (*set_server_fs)(void);
+
+	/* Version 3. As stat_at(), and the id of the mount @name lies on (as fh_of() gives
+	 * it), or -1 where the kernel cannot say: one system call where a handle and a stat
+	 * of the object would take two. */
+	int (*stat_at_mnt)(int dirfd, const char *name, struct stat *st, int *mount_id);
 };
 
 #endif

@@ -157,36 +157,37 @@ static int lookup_fd(struct vfs_node *dir, const char *name)
 #define LOOKUP_UNCACHED 1 /* lookup_cached(): take the path that opens the object */
 
 /*
- * LOOKUP of an object the cache holds, without opening anything: the back-end handle
- * comes straight from the name (as the caller, vfs_become() done, so the directory's
- * search permission is checked; a symbolic link is not followed), and the node of that
- * handle gives the attributes. A handle names one object for good (its inode and generation), so
- * the node found is the object the name led to even if the name has changed since.
- * Returns 0, a negative errno, or LOOKUP_UNCACHED: not cached, on another mount, or
- * an error the opening path should judge.
+ * LOOKUP of an object the cache holds, without opening anything: one stat of the name
+ * (as the caller, vfs_become() done, so the directory's search permission is checked;
+ * a symbolic link is not followed) gives the object's inode number, mount and
+ * attributes, and the node cache's inode index the handle. The index's mark, taken
+ * before the stat, makes the node found one that held the object open all through the
+ * stat, so the number named that object and no other (vfs_cache_fh_by_ino()). The
+ * node is touched, as a call by its handle would, so that names looked up often keep
+ * their nodes. Returns 0, a negative errno, or LOOKUP_UNCACHED: not cached, on another
+ * mount (or a kernel that cannot say which), or an error the opening path should judge.
  */
 static int lookup_cached(struct vfs_node *dir, const char *name, struct vfs_fh *fh,
 			 struct vfs_attr *attr)
 {
 	struct vfs_export *ve = dir->ve;
+	uint64_t mark = vfs_cache_ino_mark(ve);
 	struct vfs_node *node;
-	struct bk_fh bk;
-	struct vfs_fh h;
+	struct stat st;
 	int mount_id, err;
 
-	err = ve->be->fh_of(dir->fd, name, &bk, &mount_id);
+	if (ve->be->version < 3)
+		return LOOKUP_UNCACHED;
+	err = ve->be->stat_at_mnt(dir->fd, name, &st, &mount_id);
 	if (err == -ENOENT)
 		return err;
-	if (err || mount_id != ve->mount_id || vfs_fh_make(ve, &bk, &h) != 0)
+	if (err || mount_id != ve->mount_id ||
+	    !vfs_cache_fh_by_ino(ve, st.st_dev, st.st_ino, mark, fh))
 		return LOOKUP_UNCACHED;
-	node = vfs_node_find(ve, h.data, h.len);
-	if (!node)
-		return LOOKUP_UNCACHED;
-	err = vfs_getattr(node, attr) == 0 ? 0 : LOOKUP_UNCACHED;
-	if (!err)
-		*fh = node->fh;
+	node = vfs_node_find(ve, fh->data, fh->len);
 	vfs_node_put(node);
-	return err;
+	vfs_attr_from_stat(ve, &st, attr);
+	return 0;
 }
 
 int vfs_lookup(const struct vfs_ctx *ctx, struct vfs_node *dir, const char *name, bool nowait,

@@ -316,6 +316,40 @@ static int posix_stat_at(int dirfd, const char *name, struct stat *st)
 	return ret0(fstatat(dirfd, name, st, AT_SYMLINK_NOFOLLOW));
 }
 
+static struct timespec ts_of(const struct statx_timestamp *t)
+{
+	return (struct timespec){.tv_sec = t->tv_sec, .tv_nsec = t->tv_nsec};
+}
+
+static int posix_stat_at_mnt(int dirfd, const char *name, struct stat *st, int *mount_id)
+{
+	struct statx sx;
+
+	if (statx(dirfd, name, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS | STATX_MNT_ID, &sx) != 0)
+		return -errno;
+	/* A file system that cannot give every basic field (none that holds an export)
+	 * is looked up the longer way. */
+	if ((sx.stx_mask & STATX_BASIC_STATS) != STATX_BASIC_STATS)
+		return -EOPNOTSUPP;
+	*st = (struct stat){
+		.st_dev = makedev(sx.stx_dev_major, sx.stx_dev_minor),
+		.st_ino = sx.stx_ino,
+		.st_mode = sx.stx_mode,
+		.st_nlink = sx.stx_nlink,
+		.st_uid = sx.stx_uid,
+		.st_gid = sx.stx_gid,
+		.st_rdev = makedev(sx.stx_rdev_major, sx.stx_rdev_minor),
+		.st_size = (off_t)sx.stx_size,
+		.st_blksize = (blksize_t)sx.stx_blksize,
+		.st_blocks = (blkcnt_t)sx.stx_blocks,
+		.st_atim = ts_of(&sx.stx_atime),
+		.st_mtim = ts_of(&sx.stx_mtime),
+		.st_ctim = ts_of(&sx.stx_ctime),
+	};
+	*mount_id = (sx.stx_mask & STATX_MNT_ID) ? (int)sx.stx_mnt_id : -1;
+	return 0;
+}
+
 static int posix_statfs(int fd, struct statvfs *sv)
 {
 	return ret0(fstatvfs(fd, sv));
@@ -362,4 +396,5 @@ const struct backend_ops posix_backend_ops = {
 	.syncfs = posix_syncfs,
 	.resolve_cached = posix_resolve_cached,
 	.set_server_fs = posix_set_server_fs,
+	.stat_at_mnt = posix_stat_at_mnt,
 };

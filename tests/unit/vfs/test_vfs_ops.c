@@ -5,7 +5,9 @@
  * contexts, and the directory-changing operations with their wcc data.
  */
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 
 #include "backend/posix/posix.h"
 #include "unit/vfs/vfs_fixture.h"
@@ -633,6 +635,40 @@ static void test_fs_info(void)
 	fx_teardown(&f);
 }
 
+/*
+ * A bind mount inside the export of a directory whose node is cached: LOOKUP of the
+ * mount point does not cross into it, cached or not (the stat of the name sees the
+ * other mount), and the directory keeps its handle under its own name. In a mount
+ * namespace of the test's own (root needed), so it runs last.
+ */
+static void test_lookup_not_across_mounts(void)
+{
+	struct vfs_fh in_fh, fh;
+	char in[160], bm[160];
+	struct vfs_attr a;
+	struct fx f;
+
+	CHECK_EQ(unshare(CLONE_NEWNS), 0);
+	CHECK_EQ(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
+	fx_setup(&f);
+	snprintf(in, sizeof(in), "%s/in", f.exp);
+	snprintf(bm, sizeof(bm), "%s/bm", f.exp);
+	CHECK_EQ(mkdir(in, 0755), 0);
+	CHECK_EQ(mkdir(bm, 0755), 0);
+	CHECK_EQ(lookup(&f, f.root, "in", &in_fh, &a), 0); /* its node is cached now */
+	CHECK_EQ(lookup(&f, f.root, "bm", &fh, &a), 0);	   /* and the mount point's */
+	CHECK_EQ(mount(in, bm, NULL, MS_BIND, NULL), 0);
+	for (int i = 0; i < 2; i++) {
+		memset(&fh, 0, sizeof(fh));
+		CHECK(lookup(&f, f.root, "bm", &fh, &a) != 0);
+		CHECK(fh.len != in_fh.len || memcmp(fh.data, in_fh.data, in_fh.len) != 0);
+	}
+	CHECK_EQ(lookup(&f, f.root, "in", &fh, &a), 0);
+	CHECK_MEM(fh.data, in_fh.data, in_fh.len);
+	CHECK_EQ(umount(bm), 0);
+	fx_teardown(&f);
+}
+
 TESTS(test_lookup_dots_and_names, test_lookup_from_cache, test_symlink_never_followed,
       test_create_modes, test_write_read_commit, test_read_nowait, test_permissions, test_setattr,
-      test_dir_ops, test_fs_info);
+      test_dir_ops, test_fs_info, test_lookup_not_across_mounts);
