@@ -78,7 +78,7 @@ int net_server_new(const struct net_opts *opts, struct net_server **out)
 	atomic_init(&s->mem_held, 0);
 	for (unsigned i = 0; i < RPC_NPOOLS; i++) {
 		pthread_mutex_init(&s->pools[i].lock, NULL);
-		pthread_cond_init(&s->pools[i].cond, NULL);
+		sem_init(&s->pools[i].wake, 0, 0);
 	}
 	s->loops = calloc(s->opts.threads, sizeof(*s->loops));
 	s->drc = drc_new(NET_DRC_SHARDS, NET_DRC_ENTRIES, NET_DRC_BYTES, NET_DRC_TTL_MS);
@@ -342,7 +342,7 @@ void net_server_free(struct net_server *s)
 	net_peers_fini(&s->peers);
 	for (unsigned i = 0; i < RPC_NPOOLS; i++) {
 		pthread_mutex_destroy(&s->pools[i].lock);
-		pthread_cond_destroy(&s->pools[i].cond);
+		sem_destroy(&s->pools[i].wake);
 	}
 	free(s->loops);
 	free(s);

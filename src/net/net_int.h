@@ -20,6 +20,7 @@
 
 #include <netinet/in.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <sys/socket.h>
@@ -218,7 +219,10 @@ struct net_loop {
 
 struct net_pool {
 	pthread_mutex_t lock; /* protects head, tail and stop */
-	pthread_cond_t cond;
+	/* One post per wake-up asked for (net_pool_wake(), net_pool_stop()): a semaphore,
+	 * not a condition variable, whose waiter takes the lock back marked contended and
+	 * so makes one more futex call at every unlock after a wake-up. */
+	sem_t wake;
 	struct net_req *head, *tail;
 	bool stop;
 	pthread_t *thr;

@@ -144,9 +144,9 @@ static void *net_pool_main(void *arg)
 
 	pool_thread_batch();
 	for (;;) {
+		bool stop;
+
 		pthread_mutex_lock(&p->lock);
-		while (!p->head && !p->stop)
-			pthread_cond_wait(&p->cond, &p->lock);
 		r = p->head;
 		if (r) {
 			p->head = r->next;
@@ -156,9 +156,16 @@ static void *net_pool_main(void *arg)
 			group = rpc_call_gathering(&r->req);
 			n = group ? pool_gather(p, grp, 1) : 1;
 		}
+		stop = p->stop;
 		pthread_mutex_unlock(&p->lock);
-		if (!r)
+		if (!r && stop)
 			return NULL; /* stopping and the queue is empty */
+		if (!r) {
+			/* A post left by a wake-up whose call another thread took only sends
+			 * this one round the loop again. */
+			sem_wait(&p->wake);
+			continue;
+		}
 		if (group) {
 			pool_run_group(p, grp, n);
 			continue;
@@ -200,21 +207,24 @@ void net_pool_submit(struct net_pool *p, struct net_req *r)
 	pthread_mutex_unlock(&p->lock);
 }
 
-/* Not under the lock: a thread woken under it would first wait for it. */
+/* Not under the lock: a thread woken under it would first wait for it. A post finds a
+ * thread asleep (one futex call) or none, and then costs nothing; a thread that comes
+ * to wait later takes it and looks at the queue again. */
 void net_pool_wake(struct net_pool *p, unsigned n)
 {
 	if (n > p->nthr)
 		n = p->nthr;
 	while (n--)
-		pthread_cond_signal(&p->cond);
+		sem_post(&p->wake);
 }
 
 void net_pool_stop(struct net_pool *p)
 {
 	pthread_mutex_lock(&p->lock);
 	p->stop = true;
-	pthread_cond_broadcast(&p->cond);
 	pthread_mutex_unlock(&p->lock);
+	for (unsigned i = 0; i < p->started; i++)
+		sem_post(&p->wake);
 	for (unsigned i = 0; i < p->started; i++)
 		pthread_join(p->thr[i], NULL);
 	p->started = 0;
