@@ -5,7 +5,6 @@
  * contexts, and the directory-changing operations with their wcc data.
  */
 #include <fcntl.h>
-#include <sched.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 
@@ -648,13 +647,7 @@ static void test_lookup_not_across_mounts(void)
 	struct vfs_attr a;
 	struct fx f;
 
-	CHECK_EQ(unshare(CLONE_NEWNS), 0);
-	CHECK_EQ(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
-	fx_setup(&f);
-	snprintf(in, sizeof(in), "%s/in", f.exp);
-	snprintf(bm, sizeof(bm), "%s/bm", f.exp);
-	CHECK_EQ(mkdir(in, 0755), 0);
-	CHECK_EQ(mkdir(bm, 0755), 0);
+	fx_setup_mounts(&f, in, bm, sizeof(in));
 	CHECK_EQ(lookup(&f, f.root, "in", &in_fh, &a), 0); /* its node is cached now */
 	CHECK_EQ(lookup(&f, f.root, "bm", &fh, &a), 0);	   /* and the mount point's */
 	CHECK_EQ(mount(in, bm, NULL, MS_BIND, NULL), 0);

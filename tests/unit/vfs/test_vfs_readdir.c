@@ -5,7 +5,6 @@
  * and that index's mark.
  */
 #include <fcntl.h>
-#include <sched.h>
 #include <sys/mount.h>
 
 #include "unit/vfs/vfs_fixture.h"
@@ -276,13 +275,7 @@ static void test_plus_not_across_mounts(void)
 	struct vfs_fh fh;
 	struct fx f;
 
-	CHECK_EQ(unshare(CLONE_NEWNS), 0);
-	CHECK_EQ(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
-	fx_setup(&f);
-	snprintf(in, sizeof(in), "%s/in", f.exp);
-	snprintf(bm, sizeof(bm), "%s/bm", f.exp);
-	CHECK_EQ(mkdir(in, 0755), 0);
-	CHECK_EQ(mkdir(bm, 0755), 0);
+	fx_setup_mounts(&f, in, bm, sizeof(in));
 	fh = lookup_of(&f, "in"); /* its node is cached now */
 	CHECK_EQ(mount(in, bm, NULL, MS_BIND, NULL), 0);
 	pf = plus_of(&f, "bm");

@@ -1,7 +1,8 @@
 /*
  * vfs_fixture.h - shared set-up for the vfs unit tests: a fresh state directory and
  * export under a directory made by test_disk_dir() (a disk file system), the export's
- * root node, and contexts for root and for an ordinary user (uid 1000). Tests run as
+ * root node, and contexts for root and for an ordinary user (uid 1000); the same in a
+ * mount namespace of a test's own, for bind mounts inside the export. Tests run as
  * root.
  */
 #ifndef SHOAL_TEST_VFS_FIXTURE_H
@@ -9,8 +10,10 @@
 
 #include <errno.h>
 #include <ftw.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -93,6 +96,22 @@ static inline struct vfs_fh fx_create(struct fx *f, const struct vfs_ctx *ctx, c
 			    &attr, &wcc),
 		 0);
 	return fh;
+}
+
+/*
+ * fx_setup() in a mount namespace of the test's own (root needed; the test that calls
+ * it runs last in its file), with directories "in" and "bm" in the export, their paths
+ * in @in and @bm (@cap bytes each): for a bind mount of one onto the other.
+ */
+static inline void fx_setup_mounts(struct fx *f, char *in, char *bm, size_t cap)
+{
+	CHECK_EQ(unshare(CLONE_NEWNS), 0);
+	CHECK_EQ(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
+	fx_setup(f);
+	snprintf(in, cap, "%s/in", f->exp);
+	snprintf(bm, cap, "%s/bm", f->exp);
+	CHECK_EQ(mkdir(in, 0755), 0);
+	CHECK_EQ(mkdir(bm, 0755), 0);
 }
 
 #endif
