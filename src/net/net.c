@@ -322,8 +322,11 @@ void net_server_counters(struct net_server *s, struct net_counters *c)
 		c->stalled += atomic_load_explicit(&s->loops[i].stalled, memory_order_relaxed);
 		c->idle += atomic_load_explicit(&s->loops[i].idle, memory_order_relaxed);
 	}
-	for (unsigned i = 0; i < RPC_NPOOLS; i++)
+	for (unsigned i = 0; i < RPC_NPOOLS; i++) {
 		c->grouped += atomic_load_explicit(&s->pools[i].grouped, memory_order_relaxed);
+		c->empty_wakes +=
+			atomic_load_explicit(&s->pools[i].empty_wakes, memory_order_relaxed);
+	}
 	for (unsigned i = 0; i < s->nloops; i++) /* open ones: not those still finishing calls */
 		c->connections += atomic_load_explicit(&s->loops[i].nconn, memory_order_relaxed);
 }

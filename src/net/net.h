@@ -73,6 +73,7 @@ struct net_counters {
 	uint64_t stalled;	 /* connections closed by the record timeout */
 	uint64_t idle;		 /* connections closed by the idle timeout */
 	uint64_t grouped;	 /* calls run in a group after its first (one sync for several) */
+	uint64_t empty_wakes;	 /* pool threads woken that found no call (another took it) */
 	unsigned connections;
 };
 void net_server_counters(struct net_server *s, struct net_counters *c);

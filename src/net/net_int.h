@@ -228,7 +228,8 @@ struct net_pool {
 	pthread_t *thr;
 	unsigned nthr;
 	unsigned started;
-	_Atomic uint64_t grouped; /* calls run in a group after its first (rpc_proc.gathers) */
+	_Atomic uint64_t grouped;     /* calls run in a group after its first (rpc_proc.gathers) */
+	_Atomic uint64_t empty_wakes; /* a thread woken found no call queued */
 };
 
 struct net_server {
@@ -281,8 +282,10 @@ void net_mem_give(struct net_server *s, struct net_acct *a, size_t bytes);
 /* net_pool.c */
 /* Start @n threads, named @prefix and their number (for ps -L, top -H, perf). */
 int net_pool_start(struct net_pool *p, unsigned n, const char *prefix);
-/* Queue @r. No thread is woken for it: the caller wakes them later, net_pool_wake(). */
-void net_pool_submit(struct net_pool *p, struct net_req *r);
+/* Queue @r. No thread is woken for it: the caller wakes them later, net_pool_wake(),
+ * one for each call for which this returned true (false: it joins the group of the
+ * call queued before it, whose thread takes it). */
+bool net_pool_submit(struct net_pool *p, struct net_req *r);
 /* Wake up to @n idle threads of @p, for the calls submitted since the last wake. */
 void net_pool_wake(struct net_pool *p, unsigned n);
 /* Let queued jobs finish, then join the threads. */

@@ -554,8 +554,8 @@ static void req_step(struct net_loop *l, struct net_req *r, enum rpc_step step)
 	blocking:
 		if (r->conn)
 			r->conn->blocking++;
-		net_pool_submit(&l->srv->pools[r->rp.pool], r);
-		l->unwoken[r->rp.pool]++; /* loop_start_pools() */
+		if (net_pool_submit(&l->srv->pools[r->rp.pool], r))
+			l->unwoken[r->rp.pool]++; /* loop_start_pools() */
 		return;
 	case RPC_STEP_REPLY:
 		break;

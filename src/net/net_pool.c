@@ -139,7 +139,7 @@ static void *net_pool_main(void *arg)
 {
 	struct net_pool *p = arg;
 	struct net_req *r, *grp[POOL_GROUP_MAX];
-	bool group = false;
+	bool group = false, woken = false;
 	unsigned n = 0;
 
 	pool_thread_batch();
@@ -163,9 +163,13 @@ static void *net_pool_main(void *arg)
 		if (!r) {
 			/* A post left by a wake-up whose call another thread took only sends
 			 * this one round the loop again. */
+			if (woken)
+				atomic_fetch_add_explicit(&p->empty_wakes, 1, memory_order_relaxed);
 			sem_wait(&p->wake);
+			woken = true;
 			continue;
 		}
+		woken = false;
 		if (group) {
 			pool_run_group(p, grp, n);
 			continue;
@@ -195,16 +199,29 @@ int net_pool_start(struct net_pool *p, unsigned n, const char *prefix)
 	return 0;
 }
 
-void net_pool_submit(struct net_pool *p, struct net_req *r)
+/*
+ * A call that gathers with the one queued last (the next part of a client's large
+ * stable write, read with it) needs no wake-up of its own: the thread that takes that
+ * one takes it too, and a woken thread would find nothing left. It cannot be stranded:
+ * the call before it is still queued, so some thread has yet to look at the queue (one
+ * woken for it, or one still running, which looks again before it sleeps), and that
+ * thread looks after this call is queued, and then again after its group has run.
+ */
+bool net_pool_submit(struct net_pool *p, struct net_req *r)
 {
+	bool wake;
+
 	r->next = NULL;
 	pthread_mutex_lock(&p->lock);
+	wake = !p->tail || !rpc_call_gathering(&r->req) ||
+	       !rpc_call_gathers(&p->tail->req, &r->req);
 	if (p->tail)
 		p->tail->next = r;
 	else
 		p->head = r;
 	p->tail = r;
 	pthread_mutex_unlock(&p->lock);
+	return wake;
 }
 
 /* Not under the lock: a thread woken under it would first wait for it. A post finds a

@@ -495,10 +495,11 @@ static void report_stats(struct net_server *s)
 		 " of them over the limit per client), %" PRIu64 " waits for call memory, %" PRIu64
 		 " connections closed by the record timeout (mid-call or replies not taken), "
 		 "%" PRIu64 " idle ones by the idle timeout; %" PRIu64
-		 " calls run in a group after another (stable writes of one file, one sync)",
+		 " calls run in a group after another (stable writes of one file, one sync); "
+		 "%" PRIu64 " pool thread wake-ups that found no call",
 		 c.connections, c.drc_hits, c.drc_in_progress, c.drc_misses, c.drc_evictions,
 		 c.oversized, c.refused + c.refused_client, c.refused_client, c.mem_waits,
-		 c.stalled, c.idle, c.grouped);
+		 c.stalled, c.idle, c.grouped, c.empty_wakes);
 }
 
 /* SIGHUP: build a new table next to the old one and swap; on error keep the old. */

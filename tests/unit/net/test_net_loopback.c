@@ -1035,6 +1035,47 @@ static void test_pool_runs_groups(void)
 	sem_destroy(&hold_release);
 }
 
+/* GROUP calls 101, 102 and 103 sent in one segment are read in one go, queued together
+ * and run as one group (each result plus 3000) by one of the two sync-pool threads,
+ * woken once for them: the two that joined the first's group ask for no thread of
+ * their own, so the other thread sleeps on and no wake-up finds the queue empty (a
+ * wake-up a call would wake both, and one would find nothing). */
+static void test_pool_wakes_once_per_group(void)
+{
+	struct net_opts o = {.threads = 1, .blocking_threads = 2};
+	struct net_counters cnt;
+	struct net_server *s;
+	uint8_t b[3 * 64];
+	uint32_t xid, res, seen = 0;
+	uint16_t port = 0;
+	size_t len = 0;
+	int fd;
+
+	atomic_store(&group_ends, 0);
+	s = start_tcp(&o, &port);
+	fd = tcp_connect(port);
+	CHECK(fd >= 0);
+	for (uint32_t arg = 101; arg <= 103; arg++) {
+		size_t n = mkcall(b + len + 4, arg, 13, arg);
+
+		xdr_put_u32(b + len, 0x80000000u | (uint32_t)n);
+		len += n + 4;
+	}
+	CHECK_EQ(send(fd, b, len, 0), (ssize_t)len);
+	for (int i = 0; i < 3; i++) {
+		CHECK(read_reply(fd, &xid, &res, now_ms() + 5000));
+		CHECK_EQ(res, xid + 3000);
+		seen |= 1u << (xid - 100);
+	}
+	CHECK_EQ(seen, 14u);
+	CHECK_EQ(atomic_load(&group_ends), 1);
+	net_server_counters(s, &cnt);
+	CHECK_EQ(cnt.grouped, 2);
+	CHECK_EQ(cnt.empty_wakes, 0);
+	close(fd);
+	stop(s);
+}
+
 static void test_listen_errors_and_unstarted_free(void)
 {
 	struct net_opts o = {.threads = 1};
@@ -1051,4 +1092,4 @@ TESTS(test_loopback, test_listen_errors_and_unstarted_free, test_reads_pass_held
       test_connections_spread_over_loops, test_pool_replies_whole_and_in_records,
       test_paused_connection_resumes_on_completions, test_pool_threads_are_batch,
       test_retry_in_pool, test_large_reply_waits_for_budget, test_closed_connection_keeps_its_share,
-      test_pool_runs_groups);
+      test_pool_runs_groups, test_pool_wakes_once_per_group);
