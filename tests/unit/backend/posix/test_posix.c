@@ -2,16 +2,22 @@
  * test_posix.c - unit tests for the posix back-end (src/backend/posix/): per-thread
  * identity with its cache (and the server's moment of capabilities that keeps the
  * caller's groups), name resolution that never leaves the directory or follows
- * a link, handles round trip, a syncfs that ends with a cache flush. Runs as root in
- * directories made by test_disk_dir().
+ * a link, handles round trip, a syncfs that ends with a cache flush, chmod of an O_PATH
+ * descriptor with and without fchmodat2(). Runs as root in directories made by
+ * test_disk_dir().
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "backend/posix/posix.h"
@@ -316,5 +322,68 @@ static void test_sync_written_marks_then_syncs(void)
 	CHECK_EQ(unlink(path), 0);
 }
 
+/* In a child whose seccomp filter answers fchmodat2() (452) with @err, as a kernel
+ * before 6.6 (ENOSYS) or a filter that does not know the call (EPERM) would: chmod of
+ * an O_PATH descriptor must still set the mode, twice (the second time after the
+ * back end has learnt what the kernel answered). Exits 0 if so. */
+static void chmod_without_fchmodat2(const char *path, int err)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 452, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (unsigned)err),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = {.len = sizeof(f) / sizeof(f[0]), .filter = f};
+	struct stat st;
+	int fd;
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+		_exit(2);
+	if (syscall(452, AT_FDCWD, path, 0600, 0) != -1 || errno != err)
+		_exit(3); /* the filter is not in force */
+	fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		_exit(4);
+	for (unsigned mode = 0640; mode <= 0644; mode += 4) {
+		if (be->chmod(fd, mode) != 0 || fstat(fd, &st) != 0 || (st.st_mode & 07777) != mode)
+			_exit(5);
+	}
+	_exit(0);
+}
+
+/* chmod takes an O_PATH descriptor, through fchmodat2() where the kernel has it and the
+ * /proc path where it does not, and reports a real error either way. */
+static void test_chmod_of_path_descriptor(void)
+{
+	char path[] = "/tmp/shoal-posix-XXXXXX";
+	const int errs[] = {ENOSYS, EPERM};
+	struct stat st;
+	int fd = mkstemp(path), pfd, status;
+	pid_t pid;
+
+	CHECK(fd >= 0);
+	close(fd);
+	pfd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	CHECK(pfd >= 0);
+	CHECK_EQ(be->chmod(pfd, 01751), 0);
+	CHECK_EQ(fstat(pfd, &st), 0);
+	CHECK_EQ(st.st_mode & 07777, 01751u);
+	CHECK_EQ(be->chmod(-1, 0644), -EBADF);
+	for (size_t i = 0; i < sizeof(errs) / sizeof(errs[0]); i++) {
+		pid = fork();
+		CHECK(pid >= 0);
+		if (pid == 0)
+			chmod_without_fchmodat2(path, errs[i]);
+		CHECK_EQ(waitpid(pid, &status, 0), pid);
+		CHECK(WIFEXITED(status));
+		CHECK_EQ(WEXITSTATUS(status), 0);
+	}
+	close(pfd);
+	CHECK_EQ(unlink(path), 0);
+}
+
 TESTS(test_identity_cached, test_server_fs_keeps_groups, test_resolve_stays_inside,
-      test_resolve_cached_only, test_syncfs_ends_with_flush, test_sync_written_marks_then_syncs);
+      test_resolve_cached_only, test_syncfs_ends_with_flush, test_sync_written_marks_then_syncs,
+      test_chmod_of_path_descriptor);
