@@ -49,6 +49,7 @@ static int finish_new(const struct vfs_ctx *ctx, struct vfs_node *dir, int fd,
 		      const struct vfs_sattr *sa, struct vfs_fh *fh, struct vfs_attr *attr,
 		      struct vfs_wcc *dir_wcc)
 {
+	bool marked = false;
 	struct vfs_node *node;
 	struct stat st;
 	int err;
@@ -59,15 +60,18 @@ static int finish_new(const struct vfs_ctx *ctx, struct vfs_node *dir, int fd,
 	/* Linux before "ext4: fix fsync(2) for nojournal mode" (Debian 12's 6.1 among them)
 	 * fsyncs an inode on ext4 without a journal only if it is marked dirty, which a new
 	 * empty file often is not: setting its mode again marks it, so the fsync writes it
-	 * (tests/kernel/power.sh, phase meta-nojournal, loses such files without this). */
-	if (S_ISREG(node->type))
+	 * (tests/kernel/power.sh, phase meta-nojournal, loses such files without this).
+	 * Only where the file system may need it (core/fsflush.c), as every mark. */
+	if (S_ISREG(node->type) && dir->ve->mark_to_flush) {
 		err = dir->ve->be->chmod(node->fd, attr->mode);
+		marked = true;
+	}
 	if (!err && sa) {
 		err = vfs_node_stat(node, &st);
 		if (!err)
 			err = vfs_apply_sattr(ctx, node, &st, sa, true);
 	}
-	if (!err && (sa || S_ISREG(node->type)))
+	if (!err && (sa || marked))
 		err = vfs_getattr(node, attr); /* what @sa set, and the new ctime */
 	if (!err)
 		err = vfs_node_sync(node);

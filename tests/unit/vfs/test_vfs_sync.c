@@ -7,9 +7,10 @@
  * FIFO or device node is made stable by a syncfs of the export instead; a directory is
  * marked dirty (a chown to no one new) before its fsync, which ext4 without a journal
  * needs to write and flush it on older kernels, and so is a file given a new link
- * (not a set-user-ID one, whose bit the chown would clear). The export's back end is wrapped so
- * that every fsync and chown is recorded by inode number (fsyncs can fail), and every
- * syncfs is counted.
+ * (not a set-user-ID one, whose bit the chown would clear), and a new regular file (its
+ * mode set again); none of these marks where the file system does not need them. The
+ * export's back end is wrapped so that every fsync, chown and chmod is recorded by
+ * inode number (fsyncs can fail), and every syncfs is counted.
  */
 #include "backend/posix/posix.h"
 #include "unit/vfs/vfs_fixture.h"
@@ -19,7 +20,8 @@
 
 static ino_t synced[MAX_SYNCS];
 static int nsynced;
-/* Every chown and fsync in order: 'c' or 'f', and the inode. */
+/* Every chown, chmod, sync_written and fsync in order: 'c', 'm', 'w' or 'f', and the
+ * inode. */
 static char events[MAX_SYNCS];
 static ino_t event_ino[MAX_SYNCS];
 static int nevents;
@@ -41,6 +43,12 @@ static int rec_chown(int fd, uint32_t uid, uint32_t gid)
 {
 	note_event('c', fd);
 	return posix_backend_ops.chown(fd, uid, gid);
+}
+
+static int rec_chmod(int fd, uint32_t mode)
+{
+	note_event('m', fd);
+	return posix_backend_ops.chmod(fd, mode);
 }
 
 static int rec_sync_written(int fd)
@@ -77,6 +85,7 @@ static void setup(struct fx *f)
 	rec_ops.fsync = rec_fsync;
 	rec_ops.syncfs = rec_syncfs;
 	rec_ops.chown = rec_chown;
+	rec_ops.chmod = rec_chmod;
 	rec_ops.sync_written = rec_sync_written;
 	f->ve->be = &rec_ops;
 	f->ve->mark_to_flush = true; /* as on ext4 without a journal, whatever /var/tmp is */
@@ -442,8 +451,36 @@ static void test_reading_syncs_nothing(void)
 	fx_teardown(&f);
 }
 
+/* A new regular file's mode is set again before its fsync (a mark) where the file
+ * system needs marks, and not elsewhere; it is synced either way. */
+static void test_new_file_marked_only_where_needed(void)
+{
+	ino_t a, b;
+	int ma = -1, fa = -1;
+	struct fx f;
+
+	setup(&f);
+	fx_create(&f, &fx_root_ctx, "a");
+	a = ino_of(&f, "a");
+	for (int i = 0; i < nevents; i++) {
+		if (event_ino[i] == a && events[i] == 'm' && ma < 0)
+			ma = i;
+		if (event_ino[i] == a && events[i] == 'f' && fa < 0)
+			fa = i;
+	}
+	CHECK(ma >= 0 && fa > ma);
+	f.ve->mark_to_flush = false;
+	forget_syncs();
+	fx_create(&f, &fx_root_ctx, "b");
+	b = ino_of(&f, "b");
+	CHECK(was_synced(b));
+	for (int i = 0; i < nevents; i++)
+		CHECK(events[i] != 'm' || event_ino[i] != b);
+	fx_teardown(&f);
+}
+
 TESTS(test_directory_marked_dirty_before_sync, test_commit_marks_after_unstable_writes,
       test_marks_only_where_needed, test_creation_syncs_object_and_directory,
       test_changes_sync_what_they_changed, test_moved_directory_is_synced,
       test_symlink_setattr_syncs_the_export, test_failed_sync_fails_the_call,
-      test_reading_syncs_nothing);
+      test_reading_syncs_nothing, test_new_file_marked_only_where_needed);
