@@ -276,7 +276,7 @@ static ssize_t posix_readlink(int fd, char *buf, size_t cap)
 }
 
 #ifndef SYS_fchmodat2
-#define SYS_fchmodat2 452 /* Linux 6.6; the number is the same on every architecture */
+#define SYS_fchmodat2 452 /* Linux 6.6; the same number on every architecture but alpha */
 #endif
 
 /* Set once fchmodat2() with AT_EMPTY_PATH proved missing (ENOSYS, or EINVAL from a

@@ -515,13 +515,21 @@ static void test_loopback(void)
 }
 
 /* Send one call of @proc with @arg (its xid is @arg) on @fd. */
-static void send_call(int fd, uint32_t proc, uint32_t arg)
+/* A call (XID and argument @arg) as one record at @b (64 bytes room); its length. */
+static size_t frame_call(uint8_t *b, uint32_t proc, uint32_t arg)
 {
-	uint8_t b[64];
 	size_t n = mkcall(b + 4, arg, proc, arg);
 
 	xdr_put_u32(b, 0x80000000u | (uint32_t)n);
-	CHECK_EQ(send(fd, b, n + 4, 0), (ssize_t)(n + 4));
+	return n + 4;
+}
+
+static void send_call(int fd, uint32_t proc, uint32_t arg)
+{
+	uint8_t b[64];
+	size_t n = frame_call(b, proc, arg);
+
+	CHECK_EQ(send(fd, b, n, 0), (ssize_t)n);
 }
 
 static bool started_within(int64_t deadline)
@@ -1055,12 +1063,8 @@ static void test_pool_wakes_once_per_group(void)
 	s = start_tcp(&o, &port);
 	fd = tcp_connect(port);
 	CHECK(fd >= 0);
-	for (uint32_t arg = 101; arg <= 103; arg++) {
-		size_t n = mkcall(b + len + 4, arg, 13, arg);
-
-		xdr_put_u32(b + len, 0x80000000u | (uint32_t)n);
-		len += n + 4;
-	}
+	for (uint32_t arg = 101; arg <= 103; arg++)
+		len += frame_call(b + len, 13, arg);
 	CHECK_EQ(send(fd, b, len, 0), (ssize_t)len);
 	for (int i = 0; i < 3; i++) {
 		CHECK(read_reply(fd, &xid, &res, now_ms() + 5000));
