@@ -17,6 +17,7 @@
  * their shared step once.
  */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -1043,11 +1044,84 @@ static void test_pool_runs_groups(void)
 	sem_destroy(&hold_release);
 }
 
+/*
+ * How many of this process's threads named @prefix... sleep in a futex: a pool thread
+ * that waits for work (sem_wait). One that is still starting (slow under the
+ * sanitizers) would look at the queue without being woken, and could take a call
+ * before the calls read with it are queued. A kernel that hides where a thread sleeps
+ * ("0") is taken at the thread's state: sleeping.
+ */
+/* The state letter of this process's thread @tid (R, S, D...), or 0. */
+static char thread_state(const char *tid)
+{
+	char path[300], buf[512];
+	const char *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%s/stat", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')'); /* the name, in parentheses, may hold anything */
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+static int threads_in_futex(const char *prefix)
+{
+	char path[300], buf[256];
+	struct dirent *e;
+	int n = 0;
+	DIR *d = opendir("/proc/self/task");
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		FILE *f;
+		bool named, asleep = false;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+		f = fopen(path, "r");
+		named = f && fgets(buf, sizeof(buf), f) && !strncmp(buf, prefix, strlen(prefix));
+		if (f)
+			fclose(f);
+		if (!named)
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/wchan", e->d_name);
+		f = fopen(path, "r");
+		if (f && fgets(buf, sizeof(buf), f))
+			asleep = strstr(buf, "futex") != NULL ||
+				 (!strcmp(buf, "0") && thread_state(e->d_name) == 'S');
+		if (f)
+			fclose(f);
+		n += asleep;
+	}
+	closedir(d);
+	return n;
+}
+
+/* Whether @n threads named @prefix... sleep in a futex before @deadline. */
+static bool threads_asleep(const char *prefix, int n, int64_t deadline)
+{
+	while (threads_in_futex(prefix) < n) {
+		if (now_ms() >= deadline)
+			return false;
+		sched_yield();
+	}
+	return true;
+}
+
 /* GROUP calls 101, 102 and 103 sent in one segment are read in one go, queued together
  * and run as one group (each result plus 3000) by one of the two sync-pool threads,
  * woken once for them: the two that joined the first's group ask for no thread of
  * their own, so the other thread sleeps on and no wake-up finds the queue empty (a
- * wake-up a call would wake both, and one would find nothing). */
+ * wake-up a call would wake both, and one would find nothing). Both threads are asleep
+ * before the calls are sent, as on a server that has been idle. */
 static void test_pool_wakes_once_per_group(void)
 {
 	struct net_opts o = {.threads = 1, .blocking_threads = 2};
@@ -1061,6 +1135,7 @@ static void test_pool_wakes_once_per_group(void)
 
 	atomic_store(&group_ends, 0);
 	s = start_tcp(&o, &port);
+	CHECK(threads_asleep("shoal-sync", 2, now_ms() + 5000));
 	fd = tcp_connect(port);
 	CHECK(fd >= 0);
 	for (uint32_t arg = 101; arg <= 103; arg++)
