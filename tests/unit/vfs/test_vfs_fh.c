@@ -258,7 +258,7 @@ struct churn {
 	pthread_mutex_t lock;
 	struct vfs_fh dead; /* the last removed file's handle (len 0: none yet) */
 	atomic_bool stop;
-	int err;
+	atomic_int err; /* the thread's failure (an errno), read while it runs */
 };
 
 static void *churn_main(void *arg)
@@ -274,14 +274,14 @@ static void *churn_main(void *arg)
 		fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
 		if (fd < 0 || posix_backend_ops.fh_of(fd, "", &bk, &mount_id) != 0 ||
 		    vfs_fh_make(c->f->ve, &bk, &fh) != 0) {
-			c->err = errno ? errno : EINVAL;
+			atomic_store(&c->err, errno ? errno : EINVAL);
 			if (fd >= 0)
 				close(fd);
 			return NULL;
 		}
 		close(fd);
 		if (unlink(path) != 0) {
-			c->err = errno;
+			atomic_store(&c->err, errno);
 			return NULL;
 		}
 		pthread_mutex_lock(&c->lock);
@@ -310,7 +310,7 @@ static void test_reused_number_is_stale(void)
 	fx_setup(&f);
 	c.f = &f;
 	CHECK_EQ(pthread_create(&t, NULL, churn_main, &c), 0);
-	while (asked < 100000 && !c.err) {
+	while (asked < 100000 && !atomic_load(&c.err)) {
 		pthread_mutex_lock(&c.lock);
 		fh = c.dead;
 		pthread_mutex_unlock(&c.lock);
@@ -330,7 +330,7 @@ static void test_reused_number_is_stale(void)
 	}
 	atomic_store(&c.stop, true);
 	CHECK_EQ(pthread_join(t, NULL), 0);
-	CHECK_EQ(c.err, 0);
+	CHECK_EQ(atomic_load(&c.err), 0);
 	CHECK_EQ(asked, 100000);
 	CHECK_EQ(wrong, 0);
 	CHECK_EQ(last_wrong, 0);
