@@ -49,9 +49,9 @@ static int finish_new(const struct vfs_ctx *ctx, struct vfs_node *dir, int fd,
 		      const struct vfs_sattr *sa, struct vfs_fh *fh, struct vfs_attr *attr,
 		      struct vfs_wcc *dir_wcc)
 {
-	bool marked = false;
 	struct vfs_node *node;
 	struct stat st;
+	bool mark;
 	int err;
 
 	err = vfs_node_from_fd(dir->ve, fd, attr, &node);
@@ -62,16 +62,15 @@ static int finish_new(const struct vfs_ctx *ctx, struct vfs_node *dir, int fd,
 	 * empty file often is not: setting its mode again marks it, so the fsync writes it
 	 * (tests/kernel/power.sh, phase meta-nojournal, loses such files without this).
 	 * Only where the file system may need it (core/fsflush.c), as every mark. */
-	if (S_ISREG(node->type) && dir->ve->mark_to_flush) {
+	mark = S_ISREG(node->type) && dir->ve->mark_to_flush;
+	if (mark)
 		err = dir->ve->be->chmod(node->fd, attr->mode);
-		marked = true;
-	}
 	if (!err && sa) {
 		err = vfs_node_stat(node, &st);
 		if (!err)
 			err = vfs_apply_sattr(ctx, node, &st, sa, true);
 	}
-	if (!err && (sa || marked))
+	if (!err && (sa || mark))
 		err = vfs_getattr(node, attr); /* what @sa set, and the new ctime */
 	if (!err)
 		err = vfs_node_sync(node);
