@@ -9,7 +9,8 @@
 #   bench/sfs.sh BUILD_DIR [--full] [--load OPS] [--points N] [--no-auto-peak]
 #                [--warmup S --runtime S] [--peak-warmup S --peak-runtime S]
 #                [--probe-warmup S --probe-runtime S]
-#                [--repeat N] [--desc FILE] [--out DIR] [-- SHOAL_BENCH_ARGS...]
+#                [--repeat N] [--equal-loads] [--desc FILE] [--out DIR]
+#                [-- SHOAL_BENCH_ARGS...]
 #
 # Default (quick): 5 load points of 5 s warm-up + 10 s measured each, after an
 # automatic search for each server's peak starting at --load (default 5000 op/s, which
@@ -25,6 +26,11 @@
 # (rounds.txt), and one SVG of the curves of the first 6 rounds (rounds.svg). On a
 # shared or virtual machine the ratios of two runs can differ by a third: one round
 # proves little.
+# --equal-loads: after each pair, shoal-server once more (fresh directory and server)
+# at the loads ganesha was asked for in that round (its ladder, no search), labelled
+# shoal-eq (shoal-eq-rN), and the ratios of that run to ganesha's (equal-loads.txt):
+# what each server answers at the same offered load, beside the ORT of issue #4, which
+# takes each server over its own ladder. About 1.5 minutes more a round.
 # Results go to DIR (default BUILD_DIR/bench-sfs). The exports are made under $SFS_TMP
 # (default /tmp): point it at another file system to measure both servers there.
 set -euo pipefail
@@ -47,6 +53,7 @@ auto=--auto-peak
 desc=
 out=$build/bench-sfs
 repeat=1
+equal=0
 extra=()
 orig_args=("$@")
 while [ $# -gt 0 ]; do
@@ -62,6 +69,7 @@ while [ $# -gt 0 ]; do
 	--probe-runtime) probe_runtime=${2:?--probe-runtime needs a value}; shift ;;
 	--no-auto-peak) auto= ;;
 	--repeat) repeat=${2:?--repeat needs a value}; shift ;;
+	--equal-loads) equal=1 ;;
 	--desc) desc=$(realpath "${2:?--desc needs a file}"); shift ;;
 	--out) out=${2:?--out needs a directory}; shift ;;
 	--) shift; extra=("$@"); break ;;
@@ -95,13 +103,17 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# bench LABEL DESC PID EXPORT: one shoal-bench run, its JSON in $out/LABEL.json.
+# bench LABEL DESC PID EXPORT [TOP]: one shoal-bench run, its JSON in $out/LABEL.json;
+# with TOP, a ladder up to TOP op/s with no search for the peak (--equal-loads), the
+# fileset still sized by --load.
 bench() {
 	local args=(--host 127.0.0.1 --export "$4" --nfs-port 2049 --mount-port 20048
-		--load "$load" --points "$points" --warmup "$warmup" --runtime "$runtime"
+		--load "${5:-$load}" --points "$points" --warmup "$warmup" --runtime "$runtime"
 		--label "$1" --server-desc "$2" --server-pid "$3" --json "$out/$1.json"
 		--no-progress)
-	[ -n "$auto" ] && args+=("$auto" --peak-warmup "$peak_warmup" --peak-runtime "$peak_runtime"
+	[ -n "${5:-}" ] && args+=(--fileset-scale "$(awk -v f="$load" -v l="$5" \
+		'BEGIN { printf "%.9f", f * 0.001 / l }')")
+	[ -n "$auto" ] && [ -z "${5:-}" ] && args+=("$auto" --peak-warmup "$peak_warmup" --peak-runtime "$peak_runtime"
 		--probe-warmup "$probe_warmup" --probe-runtime "$probe_runtime")
 	# Create the fileset first and flush it to disk, so that the writeback of the
 	# freshly created files does not land on the first measured points of either
@@ -122,15 +134,15 @@ bench() {
 	tail -n 1 "$out/$1.log" >&2
 }
 
-# run_shoal LABEL: shoal-server in its quick-start mode (one directory, read-write, no
-# root squash) on a fresh directory.
+# run_shoal LABEL [TOP]: shoal-server in its quick-start mode (one directory,
+# read-write, no root squash) on a fresh directory; TOP as for bench().
 shoal_ver=$("$build/shoal-server" --version 2>/dev/null | head -n 1)
 run_shoal() {
 	rm -rf "$work/shoal-export" "$work/state"
 	mkdir -p "$work/shoal-export" "$work/state"
 	bench_export_owner "$work/shoal-export" ${extra[@]+"${extra[@]}"}
 	bench_start_shoal "$work/state" "$work/shoal-export" "$work/shoal.log" --log-level warn
-	bench "$1" "${shoal_ver:-shoal-server}" "$spid" "$work/shoal-export"
+	bench "$1" "${shoal_ver:-shoal-server}" "$spid" "$work/shoal-export" ${2:+"$2"}
 	kill "$spid"
 	for ((i = 0; i < 100; i++)); do kill -0 "$spid" 2>/dev/null || break; sleep 0.1; done
 	spid=""
@@ -149,8 +161,48 @@ run_ganesha() {
 	"$here/ganesha.sh" stop "$work/ganesha"
 }
 
-# rounds_table: each round's three ratios (from its comparison-rN.txt) and their medians.
-rounds_table() {
+# requested_top LABEL: the highest load the run LABEL asked for (its ladder's top).
+requested_top() {
+	grep -o '"requested_ops": [0-9.]*' "$out/$1.json" |
+		awk '$2 + 0 > t { t = $2 + 0 } END { if (t > 0) printf "%.0f\n", t }'
+}
+
+# run_equal SUFFIX: with --equal-loads, shoal-server at the loads of ganesha$SUFFIX's
+# ladder, and the ratios of that run to ganesha's in comparison-eq$SUFFIX.txt.
+run_equal() {
+	local top
+
+	[ "$equal" = 1 ] || return 0
+	top=$(requested_top "ganesha$1")
+	[ -n "$top" ] || { echo "sfs.sh: no ladder in ganesha$1.json" >&2; return 1; }
+	run_shoal "shoal-eq$1" "$top"
+	"${report[@]}" --no-report "$out/shoal-eq$1.json" "$out/ganesha$1.json" \
+		>"$out/comparison-eq$1.txt"
+}
+
+# equal_table: with --equal-loads, the ratios of each round's shoal-eq run to ganesha's.
+equal_table() {
+	[ "$equal" = 1 ] || return 0
+	echo
+	{
+		echo "shoal-server at the loads ganesha was asked for (shoal-eq), against ganesha:"
+		ratios_table eq
+		echo "shoal-eq / ganesha at the same requested loads; each ORT over its own valid"
+		echo "points (ganesha's up to its peak); not one of the bars of issue #4"
+	} | tee "$out/equal-loads.txt"
+}
+
+# cmp_file KIND R: the comparison file of round R (KIND "" for the pair, "eq" for
+# --equal-loads), as the single-round and the --repeat runs name them.
+cmp_file() {
+	local sfx=-r$2
+	[ "$repeat" = 1 ] && sfx=
+	echo "$out/comparison${1:+-$1}$sfx.txt"
+}
+
+# ratios_table KIND: each round's three ratios (from its comparison file) and their
+# medians.
+ratios_table() {
 	local r first
 
 	printf '%-6s %-14s %12s %8s %18s\n' round "first run" "peak ops/s" ORT "CPU/op @peak"
@@ -162,7 +214,7 @@ rounds_table() {
 			/^  ORT / { o = $2 }
 			/^  server CPU per op at peak / { c = $7 }
 			END { printf "%-6s %-14s %12s %8s %18s\n", r, first, p, o, c }' \
-			"$out/comparison-r$r.txt"
+			"$(cmp_file "$1" "$r")"
 	done | tee "$work/rounds"
 	awk '
 		function median(a, n,   i, j, t) {
@@ -176,7 +228,6 @@ rounds_table() {
 		END {
 			printf "%-6s %-14s %11.2fx %7.2fx %17.2fx\n", "median", "", median(p, NR),
 				median(o, NR), median(c, NR)
-			print "shoal / ganesha; bars of issue #4: peak >= 2x, ORT <= 0.5x, CPU <= 0.5x"
 		}' "$work/rounds"
 }
 
@@ -197,9 +248,11 @@ report=("$build/shoal-bench-report")
 if [ "$repeat" = 1 ]; then
 	run_shoal shoal
 	run_ganesha ganesha
+	run_equal ""
 	"${report[@]}" --report "$out/ganesha.txt" "$out/ganesha.json" >/dev/null
 	"${report[@]}" ${desc:+--desc "$desc"} --report "$out/shoal.txt" --svg "$out/sfs.svg" \
 		"$out/shoal.json" "$out/ganesha.json" | tee "$out/comparison.txt"
+	equal_table
 	echo
 	echo "SFS2008-NFSv3 (shoal-bench), $(nproc) CPUs, warm-up ${warmup}s + ${runtime}s measured per point, $(took)"
 	searched shoal ganesha
@@ -219,12 +272,17 @@ for ((r = 1; r <= repeat; r++)); do
 		run_ganesha "ganesha-r$r"
 		run_shoal "shoal-r$r"
 	fi
+	run_equal "-r$r"
 	"${report[@]}" --report "$out/ganesha-r$r.txt" "$out/ganesha-r$r.json" >/dev/null
 	"${report[@]}" ${desc:+--desc "$desc"} --report "$out/shoal-r$r.txt" \
 		"$out/shoal-r$r.json" "$out/ganesha-r$r.json" >"$out/comparison-r$r.txt"
 	jsons+=("$out/shoal-r$r.json" "$out/ganesha-r$r.json")
 done
-rounds_table | tee "$out/rounds.txt"
+{
+	ratios_table ""
+	echo "shoal / ganesha; bars of issue #4: peak >= 2x, ORT <= 0.5x, CPU <= 0.5x"
+} | tee "$out/rounds.txt"
+equal_table
 # The chart tells at most 12 curves apart: the first 6 rounds.
 "${report[@]}" --no-report --svg "$out/rounds.svg" "${jsons[@]:0:12}" >/dev/null
 echo
