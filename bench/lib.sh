@@ -15,6 +15,12 @@ bench_build() {
 	build=$(realpath "$1")
 }
 
+# bench_fileset_scale FILESET_LOAD LOAD: the shoal-bench --fileset-scale that gives a
+# run at LOAD op/s the fileset of a run at FILESET_LOAD (its default scale, 0.001).
+bench_fileset_scale() {
+	awk -v f="$1" -v l="$2" 'BEGIN { printf "%.9f", f * 0.001 / l }'
+}
+
 # bench_netns ARGS...: run the calling script again with ARGS in a private network and
 # mount namespace, unless it already is in one of its own making; then bring up lo.
 bench_netns() {

@@ -111,7 +111,7 @@ else
 	export_path=/bench
 fi
 
-scale=$(awk -v f="$fileset_load" -v l="$load" 'BEGIN { printf "%.9f", f * 0.001 / l }')
+scale=$(bench_fileset_scale "$fileset_load" "$load")
 args=(--host 127.0.0.1 --export "$export_path" --nfs-port 2049 --mount-port 20048
 	--load "$load" --fileset-scale "$scale" --server-pid "$spid" --no-progress)
 "$build/shoal-bench" "${args[@]}" ${bench_extra[@]+"${bench_extra[@]}"} --populate-only \

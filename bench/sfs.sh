@@ -111,8 +111,7 @@ bench() {
 		--load "${5:-$load}" --points "$points" --warmup "$warmup" --runtime "$runtime"
 		--label "$1" --server-desc "$2" --server-pid "$3" --json "$out/$1.json"
 		--no-progress)
-	[ -n "${5:-}" ] && args+=(--fileset-scale "$(awk -v f="$load" -v l="$5" \
-		'BEGIN { printf "%.9f", f * 0.001 / l }')")
+	[ -n "${5:-}" ] && args+=(--fileset-scale "$(bench_fileset_scale "$load" "$5")")
 	[ -n "$auto" ] && [ -z "${5:-}" ] && args+=("$auto" --peak-warmup "$peak_warmup" --peak-runtime "$peak_runtime"
 		--probe-warmup "$probe_warmup" --probe-runtime "$probe_runtime")
 	# Create the fileset first and flush it to disk, so that the writeback of the
