@@ -2,6 +2,7 @@
 # script's own header comment), the BUILD_DIR argument, the private network namespace
 # they run in, handing an export to the user shoal-bench calls as, and starting
 # shoal-server in its quick-start mode. Sourced, not run.
+# shellcheck shell=bash
 
 # Print the calling script's header comment (line 2 up to "set -euo") and exit 2.
 bench_usage() {
@@ -65,5 +66,6 @@ bench_start_shoal() {
 		exit 1
 	}
 	exec 3<&-
+	# shellcheck disable=SC2034 # read by the scripts that source this file
 	spid=$(pgrep -f -n "shoal-server --no-portmap --state-dir $state")
 }

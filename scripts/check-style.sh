@@ -6,6 +6,8 @@
 #   3. clang    a full -Werror build with clang (gcc's is the normal build)
 #   4. headers  every .c/.h opens with a comment block, every script and makefile with
 #               a comment saying what it is for
+#   5. shell    shellcheck's errors and warnings on every shell script, following the
+#               files each one sources (its notes and style hints are not checked)
 #
 # Each check runs even if an earlier one failed; the last line is
 # "style: N passed, M failed" and the exit status is non-zero if any check failed.
@@ -105,6 +107,17 @@ for f in $(list_files '*.sh' '*.mk' 'Makefile' '.ci/run'); do
 	fi
 done
 result headers $rc
+
+# 5. shellcheck, from the repository's root; -x -P SCRIPTDIR follows each script's
+# `. "$(dirname "$0")/lib.sh"` and the like, so that the variables a sourced file sets
+# are known where they are used.
+rc=0
+sh_files=$(list_files '*.sh' '.ci/run')
+if [ -n "$sh_files" ]; then
+	# shellcheck disable=SC2086 # file names in this repo contain no blanks
+	shellcheck -x -P SCRIPTDIR -S warning -f gcc $sh_files || rc=1
+fi
+result shellcheck $rc
 
 [ "$failed" -eq 0 ] || echo "style: failed:$failed_names"
 echo "style: $passed passed, $failed failed"

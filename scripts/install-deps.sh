@@ -3,10 +3,10 @@
 #
 #   run    build the server: gcc, make, pkg-config
 #   test   also what `make check` uses: clang and its sanitizer runtimes, cppcheck,
-#          clang-format, libnfs (library and nfs-ls/nfs-cp...), rpcinfo, showmount,
-#          ip, unshare, pgrep, libfuse3 and mkfs.ext4 (a disk that fails on demand,
-#          for the EIO case of the hardening suite; and, with mkfs.xfs and mkfs.btrfs,
-#          the file systems `make check-fs` runs the tests over)
+#          clang-format, shellcheck, libnfs (library and nfs-ls/nfs-cp...), rpcinfo,
+#          showmount, ip, unshare, pgrep, libfuse3 and mkfs.ext4 (a disk that fails on
+#          demand, for the EIO case of the hardening suite; and, with mkfs.xfs and
+#          mkfs.btrfs, the file systems `make check-fs` runs the tests over)
 #   bench  also the peer server that `make bench` compares against (nfs-ganesha)
 #   kernel what `make check-kernel` uses to boot a Linux NFS client in a VM: qemu, and
 #          debootstrap to build the guest (its kernel, nfs-common and fio come from the
@@ -23,9 +23,9 @@ set -eu
 mode=${1:-run}
 
 run_pkgs="build-essential pkg-config"
-test_pkgs="$run_pkgs clang libclang-rt-14-dev cppcheck clang-format libnfs-dev libnfs-utils
-	rpcbind nfs-common iproute2 util-linux procps libfuse3-dev e2fsprogs xfsprogs
-	btrfs-progs"
+test_pkgs="$run_pkgs clang libclang-rt-14-dev cppcheck clang-format shellcheck libnfs-dev
+	libnfs-utils rpcbind nfs-common iproute2 util-linux procps libfuse3-dev e2fsprogs
+	xfsprogs btrfs-progs"
 bench_pkgs="$test_pkgs nfs-ganesha nfs-ganesha-vfs"
 kernel_pkgs="$run_pkgs qemu-system-x86 debootstrap e2fsprogs iproute2 util-linux procps"
 

@@ -29,7 +29,7 @@ fi
 ip link set lo up || exit 1
 tmp=$(mktemp -d /tmp/shoal-corpus.XXXXXX)
 chmod 755 "$tmp"
-srv= dump=
+srv='' dump=''
 cleanup() {
 	[ -n "$srv" ] && kill "$srv" 2>/dev/null && wait "$srv" 2>/dev/null
 	[ -n "$dump" ] && kill "$dump" 2>/dev/null && wait "$dump" 2>/dev/null

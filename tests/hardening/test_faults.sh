@@ -90,7 +90,7 @@ done
 # EIO: ext4 on a block device whose every I/O fails once the test says so: a
 # device-mapper device whose table is swapped for the "error" target or, where the kernel
 # has no device-mapper, a loop device over faildisk's file (FUSE) once its flag exists.
-eio_reason= eio_how=
+eio_reason='' eio_how=''
 if command -v dmsetup >/dev/null && dmsetup version >/dev/null 2>&1; then
 	eio_how=dm
 elif [ -c /dev/fuse ] && grep -qw fuse /proc/filesystems; then

@@ -4,6 +4,7 @@
 # run.sh exports IT_BUILD (the build directory) and IT_TMP (a scratch directory that it
 # removes afterwards and whose *.log files it prints when a test fails). Every server a
 # test starts is killed by the EXIT trap, whatever happened.
+# shellcheck shell=bash
 
 set -u
 
