@@ -10,7 +10,8 @@
  * are queued together (a client's large write split into several calls in flight) run
  * in one group there (rpc_proc.gathers): each writes its data, and one sync then makes
  * all of them stable before any of them is answered, instead of one sync each, each
- * waiting for the last.
+ * waiting for the last (the sync is an fsync of the file, or with the stable-write log
+ * one wait for the batch that holds all of their records).
  */
 #include "nfs3/nfs3_proc.h"
 

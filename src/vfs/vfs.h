@@ -263,9 +263,9 @@ int vfs_write(const struct vfs_ctx *ctx, struct vfs_node *node, uint64_t offset,
 /*
  * vfs_write() of a stable write that leaves its sync to a later vfs_write_sync() of
  * @node, which makes every write of the file before it stable: a group of writes then
- * shares one sync. *@later says whether the sync was left so (false when the write is
- * already as stable as asked, as through the stable-write log, or was UNSTABLE, or
- * failed). *committed is what the write will be once that sync succeeds. @later NULL:
+ * shares one sync (an fsync, or one batch of the stable-write log). *@later says
+ * whether the sync was left so (false when the write was UNSTABLE, or failed).
+ * *committed is what the write will be once that sync succeeds. @later NULL:
  * vfs_write(), the sync done here. With @nowait (an UNSTABLE write on an event loop),
  * -EAGAIN, before anything is written, while this thread's writes or metadata reads
  * have lately waited (vfs_nowait.c): the kernel holds writers back when dirty pages pile

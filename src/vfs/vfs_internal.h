@@ -165,10 +165,14 @@ int vfs_node_sync_written(struct vfs_node *node, int fd);
 
 /* vfs_wlog.c: the stable-write log, or NULL when stable writes fsync. */
 extern struct wlog *vfs_wlog;
-/* Write @len bytes at @offset of @fd and make them stable through the log (or by an
- * fsync when the log cannot take them). Bytes written, or a negative errno. */
+/* Write @len bytes at @offset of @fd and log them: with @wait, stable on return (or by
+ * an fsync when the log cannot take them); without, once vfs_wlog_wait() returns 0.
+ * Bytes written, or a negative errno. */
 ssize_t vfs_wlog_write(struct vfs_node *node, int fd, const void *data, uint32_t len,
-		       uint64_t offset);
+		       uint64_t offset, bool wait);
+/* Wait until every record of @node logged so far is on stable storage; where the log
+ * failed, make the file stable through @fd instead. 0, or a negative errno. */
+int vfs_wlog_wait(struct vfs_node *node, int fd);
 /* Log that @node's size became @size, in order with its logged writes, and wait for
  * the record. 0 (also without a log), or -EIO when the change may not be said stable. */
 int vfs_wlog_truncate(struct vfs_node *node, uint64_t size);

@@ -394,7 +394,7 @@ int vfs_write_sync_later(const struct vfs_ctx *ctx, struct vfs_node *node, uint6
 	if (stable == VFS_UNSTABLE && node->ve->mark_to_flush && vfs_chown_clears_bits(st.st_mode))
 		stable = VFS_FILE_SYNC;
 	if (stable != VFS_UNSTABLE && vfs_wlog)
-		r = vfs_wlog_write(node, fd, data, len, offset);
+		r = vfs_wlog_write(node, fd, data, len, offset, !later);
 	else if (stable != VFS_UNSTABLE && later)
 		r = node->ve->be->pwrite(fd, data, len, offset, BK_SYNC_NONE);
 	else if (stable != VFS_UNSTABLE && node->ve->mark_to_flush)
@@ -409,7 +409,7 @@ int vfs_write_sync_later(const struct vfs_ctx *ctx, struct vfs_node *node, uint6
 	*written = (uint32_t)r;
 	*committed = stable;
 	if (later)
-		*later = stable != VFS_UNSTABLE && !vfs_wlog;
+		*later = stable != VFS_UNSTABLE;
 	vfs_wcc_post(wcc, node);
 	return 0;
 }
@@ -430,7 +430,9 @@ int vfs_write_sync(const struct vfs_ctx *ctx, struct vfs_node *node)
 
 	if (!err)
 		err = vfs_become(node->ve, ctx);
-	return err ? err : vfs_node_sync_written(node, fd);
+	if (err)
+		return err;
+	return vfs_wlog ? vfs_wlog_wait(node, fd) : vfs_node_sync_written(node, fd);
 }
 
 int vfs_commit(const struct vfs_ctx *ctx, struct vfs_node *node, uint64_t offset, uint32_t count,

@@ -3,7 +3,9 @@
  * changes and COMMITs of files, and the replay of a log after a crash.
  *
  * A stable WRITE goes to the page cache with a plain pwrite and then to the log, keyed
- * by the file's handle; the log answers once the record is on stable storage. That is
+ * by the file's handle; the log answers once the record is on stable storage (the
+ * writes of a group append without waiting, and then wait once for the last of their
+ * file's records, so that they share one batch: vfs_wlog_wait()). That is
  * the data and the size it implies (DATA_SYNC); for FILE_SYNC the other attributes are
  * those the replay produces, as with a file server's NVRAM log.
  *
@@ -46,8 +48,17 @@ static void note_seq(struct vfs_node *node, uint64_t seq)
 		;
 }
 
+/* The log cannot take or keep @node's write (too big, or failed): make the file itself
+ * stable, once no older record of it can be replayed over what the fsync makes durable. */
+static int sync_instead(struct vfs_node *node, int fd)
+{
+	int err = vfs_wlog_retire(node);
+
+	return err ? err : vfs_node_sync_written(node, fd);
+}
+
 ssize_t vfs_wlog_write(struct vfs_node *node, int fd, const void *data, uint32_t len,
-		       uint64_t offset)
+		       uint64_t offset, bool wait)
 {
 	const struct backend_ops *be = node->ve->be;
 	struct wlog_rec r = {.type = WLOG_WRITE,
@@ -61,17 +72,20 @@ ssize_t vfs_wlog_write(struct vfs_node *node, int fd, const void *data, uint32_t
 	if (n <= 0)
 		return n;
 	r.len = (uint32_t)n;
-	err = wlog_append(vfs_wlog, &r, true);
+	err = wlog_append(vfs_wlog, &r, wait);
 	if (!err) {
 		note_seq(node, r.seq);
 		return n;
 	}
-	/* The log cannot take it (too big, or failed): make the file itself stable, once
-	 * no older record of it can be replayed over what the fsync makes durable. */
-	err = vfs_wlog_retire(node);
-	if (!err)
-		err = vfs_node_sync_written(node, fd);
+	err = sync_instead(node, fd);
 	return err ? err : n;
+}
+
+int vfs_wlog_wait(struct vfs_node *node, int fd)
+{
+	if (wlog_wait(vfs_wlog, atomic_load(&node->wlog_seq)) == 0)
+		return 0;
+	return sync_instead(node, fd);
 }
 
 int vfs_wlog_truncate(struct vfs_node *node, uint64_t size)

@@ -80,6 +80,11 @@ int wlog_start(struct wlog *w, wlog_sync_fn sync, void *arg);
  * wlog_fallback() allows it).
  */
 int wlog_append(struct wlog *w, struct wlog_rec *r, bool wait);
+/* Return once every record up to @seq is on stable storage, sending the batch that holds
+ * it if nobody has: records appended without waiting then share that one device write
+ * (a group of stable WRITEs does so). 0, or the error that stopped the log, as for
+ * wlog_append(). */
+int wlog_wait(struct wlog *w, uint64_t seq);
 /* Return once every record up to @seq is retired: its file data is durable. 0, or the
  * log's error (see wlog_fallback()), or -ESHUTDOWN while it closes. */
 int wlog_retire(struct wlog *w, uint64_t seq);

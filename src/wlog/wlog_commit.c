@@ -112,6 +112,21 @@ static void write_batch(struct wlog *w)
 	pthread_cond_broadcast(&w->cv_done);
 }
 
+/* Wait (lock held) until record @seq is on stable storage, sending the filling batch
+ * while it holds the record and a slot is free. 0, or the log's error. */
+static int wait_durable(struct wlog *w, uint64_t seq)
+{
+	while (w->durable_seq <= seq && !w->err) {
+		if (filling_holds(w, seq) && can_send(w))
+			write_batch(w);
+		else
+			pthread_cond_wait(&w->cv_done, &w->mu);
+	}
+	if (w->durable_seq > seq)
+		return 0;
+	return w->err ? w->err : -ESHUTDOWN;
+}
+
 /* Whether the log is full enough to call for a checkpoint now. */
 static bool crowded(const struct wlog *w)
 {
@@ -158,18 +173,21 @@ int wlog_append(struct wlog *w, struct wlog_rec *r, bool wait)
 		w->oldest_ns = mono_ns(); /* the first record not retired */
 	if (crowded(w))
 		pthread_cond_signal(&w->cv_work);
-	while (wait && w->durable_seq <= r->seq && !w->err) {
-		if (filling_holds(w, r->seq) && can_send(w))
-			write_batch(w);
-		else
-			pthread_cond_wait(&w->cv_done, &w->mu);
-	}
-	if (wait && w->durable_seq <= r->seq)
-		goto out_err;
+	err = wait ? wait_durable(w, r->seq) : 0;
 	pthread_mutex_unlock(&w->mu);
-	return 0;
+	return err;
 out_err:
 	err = w->err ? w->err : -ESHUTDOWN;
+	pthread_mutex_unlock(&w->mu);
+	return err;
+}
+
+int wlog_wait(struct wlog *w, uint64_t seq)
+{
+	int err;
+
+	pthread_mutex_lock(&w->mu);
+	err = wait_durable(w, seq);
 	pthread_mutex_unlock(&w->mu);
 	return err;
 }

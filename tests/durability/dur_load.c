@@ -7,7 +7,10 @@
  *
  * "run" creates one file per writer and starts a round: WRITERS threads, each on its own
  * connection, write runs of 1..4 blocks at random places with FILE_SYNC, DATA_SYNC, or
- * UNSTABLE followed by COMMIT. Every block carries a header (file, block, generation)
+ * UNSTABLE followed by COMMIT; half the stable runs of two or more blocks go as two WRITE
+ * calls in flight at once, split at a block, as a client splits a large write (the
+ * server makes such parts stable together, as one group), acknowledged once both
+ * replies say stable. Every block carries a header (file, block, generation)
  * and bytes derived from it, so any block read back is either zero, exactly one write we
  * issued, or corrupt. Before a WRITE is sent an "I" (issued) record goes to the journal;
  * when a reply makes it stable (FILE_SYNC/DATA_SYNC reply, or a COMMIT whose verifier
@@ -272,8 +275,12 @@ static int write_run(struct nfsc *c, struct writer *w, stable_how how, struct pe
 		df->issued[p->b + i] = p->gen;
 	}
 	journal("I %d %d %d %u\n", w->f, p->b, p->n, p->gen);
-	st = nfsc_write(c, &df->fh, (uint64_t)p->b * BLK, buf, (uint32_t)p->n * BLK, how, &count,
-			&committed, p->verf);
+	if (how != UNSTABLE && p->n > 1 && rnd(&w->rng) % 2)
+		st = nfsc_write_split(c, &df->fh, (uint64_t)p->b * BLK, buf, (uint32_t)p->n * BLK,
+				      (uint32_t)(p->n / 2) * BLK, how, &count, &committed, p->verf);
+	else
+		st = nfsc_write(c, &df->fh, (uint64_t)p->b * BLK, buf, (uint32_t)p->n * BLK, how,
+				&count, &committed, p->verf);
 	if (st < 0)
 		return -1;
 	if (st != NFS3_OK) {

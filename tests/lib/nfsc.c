@@ -2,8 +2,12 @@
  * nfsc.c - the per-procedure calls of nfsc.h: each sends one request through the raw
  * layer (nfsc_call.c), waits for its reply and returns the protocol status.
  */
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "lib/nfsc.h"
 
@@ -232,6 +236,59 @@ int nfsc_write(struct nfsc *c, const struct nfsc_fh *fh, uint64_t off, const voi
 			memcpy(verf, r->verf, 8);
 	}
 	return (int)k.res.write.status;
+}
+
+int nfsc_write_split(struct nfsc *c, const struct nfsc_fh *fh, uint64_t off, const void *data,
+		     uint32_t len, uint32_t first, stable_how how, uint32_t *count,
+		     stable_how *committed, uint8_t verf[8])
+{
+	struct nfsc_call k[2];
+	struct nfsc_call *const ks[2] = {&k[0], &k[1]};
+	const uint32_t at[2] = {0, first}, n[2] = {first, len - first};
+	stable_how least = FILE_SYNC;
+	uint32_t total = 0;
+	const int one = 1, zero = 0;
+
+	if (first == 0 || first >= len || nfsc_broken(c))
+		return -1;
+	/* both calls leave in one segment, so that the server reads them together */
+	(void)setsockopt(rpc_get_fd(c->rpc), IPPROTO_TCP, TCP_CORK, &one, sizeof(one));
+	for (int i = 0; i < 2; i++) {
+		WRITE3args a;
+
+		memset(&a, 0, sizeof(a));
+		a.file = nfsc_fh3(fh);
+		a.offset = off + at[i];
+		a.count = n[i];
+		a.stable = how;
+		a.data.data_len = n[i];
+		a.data.data_val = (char *)data + at[i];
+		nfsc_call_init(&k[i], sizeof(WRITE3res), NULL);
+		/* libnfs encodes the arguments into its output queue before this returns */
+		if (rpc_nfs3_write_async(c->rpc, nfsc_call_cb, &a, &k[i]))
+			return nfsc_run(c, &k[i], -1); /* says why, and drops the connection */
+	}
+	if (rpc_service(c->rpc, POLLOUT) < 0) /* libnfs writes what it queued */
+		return nfsc_run(c, &k[0], -1);
+	(void)setsockopt(rpc_get_fd(c->rpc), IPPROTO_TCP, TCP_CORK, &zero, sizeof(zero));
+	if (nfsc_wait(c, ks, 2))
+		return -1;
+	for (int i = 0; i < 2; i++) {
+		WRITE3res *r = &k[i].res.write;
+
+		if (r->status != NFS3_OK)
+			return (int)r->status;
+		total += r->WRITE3res_u.resok.count;
+		if (r->WRITE3res_u.resok.committed < least)
+			least = r->WRITE3res_u.resok.committed;
+		if (verf)
+			memcpy(verf, r->WRITE3res_u.resok.verf, 8);
+	}
+	if (count)
+		*count = total;
+	if (committed)
+		*committed = least;
+	return NFS3_OK;
 }
 
 int nfsc_commit(struct nfsc *c, const struct nfsc_fh *fh, uint8_t verf[8])

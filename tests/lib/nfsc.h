@@ -75,6 +75,13 @@ int nfsc_read(struct nfsc *c, const struct nfsc_fh *fh, uint64_t off, uint32_t l
 int nfsc_write(struct nfsc *c, const struct nfsc_fh *fh, uint64_t off, const void *data,
 	       uint32_t len, stable_how how, uint32_t *count, stable_how *committed,
 	       uint8_t verf[8]);
+/* WRITE of @len bytes sent as two calls in flight at once, of @first bytes and of the
+ * rest, as a client splits a large write; waits for both replies. The first status that
+ * is not NFS3_OK (or -1), else NFS3_OK with *count the bytes both wrote, *committed the
+ * less stable of their answers and @verf the second reply's verifier. */
+int nfsc_write_split(struct nfsc *c, const struct nfsc_fh *fh, uint64_t off, const void *data,
+		     uint32_t len, uint32_t first, stable_how how, uint32_t *count,
+		     stable_how *committed, uint8_t verf[8]);
 int nfsc_commit(struct nfsc *c, const struct nfsc_fh *fh, uint8_t verf[8]);
 /* CREATE with mode @mode (UNCHECKED/GUARDED); *out from the reply or a LOOKUP. */
 int nfsc_create(struct nfsc *c, const struct nfsc_fh *dir, const char *name, createmode3 how,

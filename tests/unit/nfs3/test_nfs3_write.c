@@ -5,8 +5,9 @@
  * (stable ones of one handle); a group makes each file stable with one sync after all its writes,
  * and each reply says FILE_SYNC with its own count; the last reply of a file carries the attributes
  * after the sync; a failed sync fails every write it was to make stable; a group of one is synced
- * too. The export's back end is wrapped so that every sync is recorded by inode number and can be
- * made to fail.
+ * too. With the stable-write log, a group's writes share one batch of it and no fsync, and
+ * when the log fails each file is fsynced instead. The export's back end is wrapped so that every
+ * sync is recorded by inode number and can be made to fail.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -23,6 +24,7 @@
 #include "rpc/rpc_int.h"
 #include "unit/test.h"
 #include "vfs/vfs_internal.h"
+#include "wlog/wlog_int.h"
 
 #define MAX_SYNCS 16
 #define GROUP	  4
@@ -310,6 +312,80 @@ static void test_group_of_one(void)
 	check_content("b", "77333", 5);
 }
 
+static int sync_nothing(void *arg)
+{
+	(void)arg;
+	return 0;
+}
+
+static int replay_nothing(void *arg, const struct wlog_rec *r)
+{
+	(void)arg;
+	(void)r;
+	return -EEXIST; /* a new log holds no record */
+}
+
+/* Bytes of one logged WRITE of @len bytes of a file whose handle is @fh. */
+static uint64_t rec_span(const struct nfs3_fh *fh, uint32_t len)
+{
+	return (sizeof(struct wlog_rhdr) + fh->len + len + 7) & ~7ull;
+}
+
+/* With the stable-write log, a group's writes append their records and then wait once:
+ * no fsync, one batch for all of them (both files), every reply FILE_SYNC or DATA_SYNC
+ * with its data in the file. When the log's write fails, the log is set aside and
+ * each file of the group is fsynced instead: the replies still say OK. */
+static void test_group_shares_one_log_batch(void)
+{
+	struct wlog_opts o = {.size = 16 * 1024 * 1024, .interval_ms = 3600 * 1000};
+	struct nfs3_write_res res[GROUP];
+	char path[128];
+	struct wlog *w = NULL;
+	uint64_t n = 0, before;
+	int ro;
+
+	snprintf(path, sizeof(path), "%s/stable.log", state);
+	CHECK_EQ(wlog_open(path, &o, &w), 0);
+	CHECK_EQ(wlog_replay(w, replay_nothing, NULL, &n), 0);
+	CHECK_EQ(wlog_start(w, sync_nothing, NULL), 0);
+	vfs_set_wlog(w);
+
+	nsynced = 0;
+	before = w->head_lsn;
+	begin_write(0, &fh_a, 0, 8, NFS3_FILE_SYNC, 'p');
+	begin_write(1, &fh_a, 8, 8, NFS3_FILE_SYNC, 'q');
+	begin_write(2, &fh_b, 0, 5, NFS3_DATA_SYNC, 'r');
+	begin_write(3, &fh_a, 16, 8, NFS3_FILE_SYNC, 's');
+	run_group(GROUP, res);
+	CHECK_EQ(nsynced, 0);
+	CHECK_EQ(w->head_lsn - before, wlog_round_blk(sizeof(struct wlog_batch) +
+						      3 * rec_span(&fh_a, 8) + rec_span(&fh_b, 5)));
+	CHECK(w->durable_lsn == w->head_lsn);
+	for (unsigned i = 0; i < GROUP; i++) {
+		CHECK_EQ(res[i].status, NFS3_OK);
+		CHECK_EQ(res[i].committed, i == 2 ? (uint32_t)NFS3_DATA_SYNC : NFS3_FILE_SYNC);
+	}
+	check_content("a", "ppppppppqqqqqqqqssssssss", 24);
+	check_content("b", "rrrrr", 5);
+
+	/* the log's next write fails (its descriptor now read-only, as a failing disk) */
+	ro = open(path, O_RDONLY | O_CLOEXEC);
+	CHECK(ro >= 0);
+	CHECK(dup2(ro, w->fd) == w->fd);
+	close(ro);
+	begin_write(0, &fh_a, 0, 8, NFS3_FILE_SYNC, 't');
+	begin_write(1, &fh_a, 8, 8, NFS3_FILE_SYNC, 'u');
+	run_group(2, res);
+	CHECK_EQ(res[0].status, NFS3_OK);
+	CHECK_EQ(res[1].status, NFS3_OK);
+	CHECK_EQ(syncs_of(ino_a), 1);
+	CHECK(access(path, F_OK) != 0); /* set aside: deleted, every file synced */
+	check_content("a", "ttttttttuuuuuuuussssssss", 24);
+
+	vfs_set_wlog(NULL);
+	wlog_close(w);
+}
+
 static void test_groups(void)
 {
 	setup();
@@ -317,6 +393,7 @@ static void test_groups(void)
 	test_group_syncs_each_file_once();
 	test_failed_sync_fails_the_group();
 	test_group_of_one();
+	test_group_shares_one_log_batch();
 	teardown();
 }
 

@@ -5,7 +5,8 @@
  * A "crash" is a child process that appends and then _exit()s without closing the log;
  * the parent then opens the same file and replays it. Covered: records that were waited
  * for come back with their bytes; records retired by a checkpoint do not; a record
- * appended without waiting comes back ahead of a later waited one; a torn batch ends
+ * appended without waiting comes back ahead of a later waited one; records appended
+ * without waiting and then waited for once share one batch; a torn batch ends
  * the replay; the circular area wraps many times; concurrent appenders share batches and
  * lose nothing; a clean close leaves nothing; tmpfs is refused; a log that fails is set
  * aside (files synced, log deleted) before wlog_fallback() lets callers fsync, and one
@@ -261,6 +262,46 @@ static void test_unwaited_record_is_ordered(void)
 	CHECK_EQ(s.type[0], WLOG_TRUNCATE);
 	CHECK_EQ(s.off[0], 123);
 	CHECK_EQ(s.type[1], WLOG_WRITE);
+	teardown();
+}
+
+/* Bytes of one record with a key of @keylen and @len data bytes, in a batch. */
+static uint64_t rec_span(uint32_t keylen, uint32_t len)
+{
+	return (sizeof(struct wlog_rhdr) + keylen + len + 7) & ~7ull;
+}
+
+/* Three records appended without waiting, then one wait for the last: a group of
+ * stable WRITEs does so, and the three must go out as one batch, all on disk when the
+ * wait returns. */
+static void three_then_wait(void)
+{
+	struct wlog *w = open_started();
+	uint64_t before = w->head_lsn, seq[3];
+
+	if (append(w, WLOG_WRITE, 7, 0, 32768, false, &seq[0]) ||
+	    append(w, WLOG_WRITE, 7, 32768, 32768, false, &seq[1]) ||
+	    append(w, WLOG_WRITE, 8, 0, 512, false, &seq[2]) || wlog_wait(w, seq[2]) ||
+	    w->durable_seq <= seq[2])
+		_exit(1);
+	if (w->head_lsn - before !=
+	    wlog_round_blk(sizeof(struct wlog_batch) + 2 * rec_span(6, 32768) + rec_span(6, 512)))
+		_exit(2);			     /* not one batch */
+	if (wlog_wait(w, seq[0]) || wlog_wait(w, 0)) /* on disk already: at once */
+		_exit(3);
+}
+
+static void test_unwaited_records_share_the_wait(void)
+{
+	struct seen s;
+
+	setup();
+	crash_after(three_then_wait);
+	CHECK_EQ(replay(&s), 0);
+	CHECK_EQ(s.n, 3);
+	CHECK(s.data_ok);
+	CHECK_EQ(s.off[1], 32768);
+	CHECK_EQ(s.tag[2], 8);
 	teardown();
 }
 
@@ -573,7 +614,8 @@ static void test_marked_log_syncs_each_write(void)
 }
 
 TESTS(test_failed_log_is_set_aside, test_failed_log_not_set_aside, test_waited_records_come_back,
-      test_retired_records_do_not, test_unwaited_record_is_ordered, test_torn_batch_ends_replay,
+      test_retired_records_do_not, test_unwaited_record_is_ordered,
+      test_unwaited_records_share_the_wait, test_torn_batch_ends_replay,
       test_batch_of_earlier_start_ignored, test_wraps_around, test_concurrent_appenders,
       test_clean_close_leaves_nothing, test_oversized_record_refused, test_tmpfs_refused,
       test_marked_log_syncs_each_write)
