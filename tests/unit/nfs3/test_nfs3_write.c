@@ -252,6 +252,16 @@ static void test_which_writes_gather(void)
 	CHECK_EQ(nsynced, 0);
 }
 
+/* Begin three FILE_SYNC writes of 8 bytes to "a" (calls 0, 1 and 3, at 0, 8 and 16) and
+ * a DATA_SYNC one of 5 bytes to "b" (call 2), of the bytes @b[0..3]. */
+static void begin_four(const char b[4])
+{
+	begin_write(0, &fh_a, 0, 8, NFS3_FILE_SYNC, (uint8_t)b[0]);
+	begin_write(1, &fh_a, 8, 8, NFS3_FILE_SYNC, (uint8_t)b[1]);
+	begin_write(2, &fh_b, 0, 5, NFS3_DATA_SYNC, (uint8_t)b[2]);
+	begin_write(3, &fh_a, 16, 8, NFS3_FILE_SYNC, (uint8_t)b[3]);
+}
+
 /* Three writes of "a" and one of "b" in one group: one sync of each file, after all
  * the writes; every reply FILE_SYNC with its count; the last reply of "a" carries the
  * size after all three, the first ones their own. */
@@ -260,10 +270,7 @@ static void test_group_syncs_each_file_once(void)
 	struct nfs3_write_res res[GROUP];
 
 	nsynced = 0;
-	begin_write(0, &fh_a, 0, 8, NFS3_FILE_SYNC, '1');
-	begin_write(1, &fh_a, 8, 8, NFS3_FILE_SYNC, '2');
-	begin_write(2, &fh_b, 0, 5, NFS3_DATA_SYNC, '3');
-	begin_write(3, &fh_a, 16, 8, NFS3_FILE_SYNC, '4');
+	begin_four("1234");
 	run_group(GROUP, res);
 	CHECK_EQ(nsynced, 2);
 	CHECK_EQ(syncs_of(ino_a), 1);
@@ -352,10 +359,7 @@ static void test_group_shares_one_log_batch(void)
 
 	nsynced = 0;
 	before = w->head_lsn;
-	begin_write(0, &fh_a, 0, 8, NFS3_FILE_SYNC, 'p');
-	begin_write(1, &fh_a, 8, 8, NFS3_FILE_SYNC, 'q');
-	begin_write(2, &fh_b, 0, 5, NFS3_DATA_SYNC, 'r');
-	begin_write(3, &fh_a, 16, 8, NFS3_FILE_SYNC, 's');
+	begin_four("pqrs");
 	run_group(GROUP, res);
 	CHECK_EQ(nsynced, 0);
 	CHECK_EQ(w->head_lsn - before, wlog_round_blk(sizeof(struct wlog_batch) +
