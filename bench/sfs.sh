@@ -30,7 +30,8 @@
 # at the loads ganesha was asked for in that round (its ladder, no search), labelled
 # shoal-eq (shoal-eq-rN), and the ratios of that run to ganesha's (equal-loads.txt):
 # what each server answers at the same offered load, beside the ORT of issue #4, which
-# takes each server over its own ladder. About 1.5 minutes more a round.
+# takes each server over its own ladder, and their curves (equal-loads.svg, the first 6
+# rounds). About 1.5 minutes more a round.
 # Results go to DIR (default BUILD_DIR/bench-sfs). The exports are made under $SFS_TMP
 # (default /tmp): point it at another file system to measure both servers there.
 set -euo pipefail
@@ -244,6 +245,15 @@ took() {
 }
 
 report=("$build/shoal-bench-report")
+
+# equal_chart JSON...: with --equal-loads, the curves of the shoal-eq runs beside
+# ganesha's (at most 12, the first 6 rounds) in equal-loads.svg, named in $eq_svg.
+eq_svg=
+equal_chart() {
+	[ "$equal" = 1 ] || return 0
+	eq_svg=$out/equal-loads.svg
+	"${report[@]}" --no-report --svg "$eq_svg" "${@:1:12}" >/dev/null
+}
 if [ "$repeat" = 1 ]; then
 	run_shoal shoal
 	run_ganesha ganesha
@@ -252,10 +262,11 @@ if [ "$repeat" = 1 ]; then
 	"${report[@]}" ${desc:+--desc "$desc"} --report "$out/shoal.txt" --svg "$out/sfs.svg" \
 		"$out/shoal.json" "$out/ganesha.json" | tee "$out/comparison.txt"
 	equal_table
+	equal_chart "$out/shoal-eq.json" "$out/ganesha.json"
 	echo
 	echo "SFS2008-NFSv3 (shoal-bench), $(nproc) CPUs, warm-up ${warmup}s + ${runtime}s measured per point, $(took)"
 	searched shoal ganesha
-	echo "reports: $out/shoal.txt $out/ganesha.txt; chart: $out/sfs.svg; data: $out/*.json"
+	echo "reports: $out/shoal.txt $out/ganesha.txt; chart: $out/sfs.svg${eq_svg:+, $eq_svg}; data: $out/*.json"
 	exit 0
 fi
 
@@ -263,6 +274,7 @@ fi
 # whatever the first run of a pair leaves behind (dirty pages, freed inodes) falls on
 # each server as often.
 jsons=()
+eq_jsons=()
 for ((r = 1; r <= repeat; r++)); do
 	if ((r % 2)); then
 		run_shoal "shoal-r$r"
@@ -276,6 +288,7 @@ for ((r = 1; r <= repeat; r++)); do
 	"${report[@]}" ${desc:+--desc "$desc"} --report "$out/shoal-r$r.txt" \
 		"$out/shoal-r$r.json" "$out/ganesha-r$r.json" >"$out/comparison-r$r.txt"
 	jsons+=("$out/shoal-r$r.json" "$out/ganesha-r$r.json")
+	eq_jsons+=("$out/shoal-eq-r$r.json" "$out/ganesha-r$r.json")
 done
 {
 	ratios_table ""
@@ -284,9 +297,10 @@ done
 equal_table
 # The chart tells at most 12 curves apart: the first 6 rounds.
 "${report[@]}" --no-report --svg "$out/rounds.svg" "${jsons[@]:0:12}" >/dev/null
+equal_chart "${eq_jsons[@]}"
 echo
-((repeat <= 6)) || echo "rounds.svg: the first 6 rounds' curves only"
+((repeat <= 6)) || echo "rounds.svg${eq_svg:+ and equal-loads.svg}: the first 6 rounds' curves only"
 echo "SFS2008-NFSv3 (shoal-bench), $(nproc) CPUs, warm-up ${warmup}s + ${runtime}s measured per point, $repeat rounds, $(took)"
 searched "shoal-r$repeat" "ganesha-r$repeat"
 echo "reports: $out/shoal-r*.txt $out/ganesha-r*.txt; comparisons: $out/comparison-r*.txt;"
-echo "chart: $out/rounds.svg; data: $out/*.json"
+echo "chart: $out/rounds.svg${eq_svg:+, $eq_svg}; data: $out/*.json"
