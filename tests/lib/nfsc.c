@@ -1,6 +1,7 @@
 /*
  * nfsc.c - the per-procedure calls of nfsc.h: each sends one request through the raw
- * layer (nfsc_call.c), waits for its reply and returns the protocol status.
+ * layer (nfsc_call.c; nfsc_write_split() two at once), waits for its reply and returns
+ * the protocol status.
  */
 #include <netinet/in.h>
 #include <netinet/tcp.h>

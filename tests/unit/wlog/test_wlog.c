@@ -72,11 +72,16 @@ static struct wlog *open_started(void)
 	return w;
 }
 
+/* Bytes of one record with a key of @keylen and @len data bytes, in a batch. */
+static uint64_t rec_span(uint32_t keylen, uint32_t len)
+{
+	return (sizeof(struct wlog_rhdr) + keylen + len + 7) & ~7ull;
+}
+
 /* Bytes a batch holding one record with a key of @keylen and @len data bytes takes. */
 static uint64_t batch_span(uint32_t keylen, uint32_t len)
 {
-	return wlog_round_blk(sizeof(struct wlog_batch) +
-			      ((sizeof(struct wlog_rhdr) + keylen + len + 7) & ~7ull));
+	return wlog_round_blk(sizeof(struct wlog_batch) + rec_span(keylen, len));
 }
 
 /* Fill @buf with bytes that depend on @tag. */
@@ -263,12 +268,6 @@ static void test_unwaited_record_is_ordered(void)
 	CHECK_EQ(s.off[0], 123);
 	CHECK_EQ(s.type[1], WLOG_WRITE);
 	teardown();
-}
-
-/* Bytes of one record with a key of @keylen and @len data bytes, in a batch. */
-static uint64_t rec_span(uint32_t keylen, uint32_t len)
-{
-	return (sizeof(struct wlog_rhdr) + keylen + len + 7) & ~7ull;
 }
 
 /* Three records appended without waiting, then one wait for the last: a group of
