@@ -48,6 +48,7 @@ list_files()
 }
 
 c_files=$(list_files '*.c' '*.h')
+sh_files=$(list_files '*.sh' '.ci/run')
 
 # 1. clang-format
 rc=0
@@ -99,7 +100,7 @@ for f in $c_files; do
 		rc=1
 	fi
 done
-for f in $(list_files '*.sh' '*.mk' 'Makefile' '.ci/run'); do
+for f in $sh_files $(list_files '*.mk' 'Makefile'); do
 	# the first line that is not a #! line must be a comment
 	if ! sed -n '/^#!/d; p; q' "$f" | grep -q '^#'; then
 		echo "$f:1: does not start with a comment saying what the file is for"
@@ -112,7 +113,6 @@ result headers $rc
 # `. "$(dirname "$0")/lib.sh"` and the like, so that the variables a sourced file sets
 # are known where they are used.
 rc=0
-sh_files=$(list_files '*.sh' '.ci/run')
 if [ -n "$sh_files" ]; then
 	# shellcheck disable=SC2086 # file names in this repo contain no blanks
 	shellcheck -x -P SCRIPTDIR -S warning -f gcc $sh_files || rc=1

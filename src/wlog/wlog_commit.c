@@ -35,9 +35,10 @@
 #include "core/crc32c.h"
 #include "core/log.h"
 
-static uint32_t rec_bytes(const struct wlog_rec *r)
+/* The error of a log that failed (sticky) or, failing that, of one being closed. */
+static int stopped(const struct wlog *w)
 {
-	return (uint32_t)((sizeof(struct wlog_rhdr) + r->keylen + r->len + 7) & ~7ull);
+	return w->err ? w->err : -ESHUTDOWN;
 }
 
 /* Stop the log for good with @err (lock held), and wake the thread to set it aside. */
@@ -122,9 +123,7 @@ static int wait_durable(struct wlog *w, uint64_t seq)
 		else
 			pthread_cond_wait(&w->cv_done, &w->mu);
 	}
-	if (w->durable_seq > seq)
-		return 0;
-	return w->err ? w->err : -ESHUTDOWN;
+	return w->durable_seq > seq ? 0 : stopped(w);
 }
 
 /* Whether the log is full enough to call for a checkpoint now. */
@@ -135,7 +134,7 @@ static bool crowded(const struct wlog *w)
 
 int wlog_append(struct wlog *w, struct wlog_rec *r, bool wait)
 {
-	uint32_t need = rec_bytes(r);
+	uint32_t need = wlog_rec_bytes(r->keylen, r->len);
 	struct wlog_rhdr rh = {.type = r->type, .keylen = r->keylen, .len = r->len, .off = r->off};
 	uint8_t *p;
 	int err;
@@ -177,7 +176,7 @@ int wlog_append(struct wlog *w, struct wlog_rec *r, bool wait)
 	pthread_mutex_unlock(&w->mu);
 	return err;
 out_err:
-	err = w->err ? w->err : -ESHUTDOWN;
+	err = stopped(w);
 	pthread_mutex_unlock(&w->mu);
 	return err;
 }
@@ -209,7 +208,7 @@ int wlog_retire(struct wlog *w, uint64_t seq)
 		pthread_cond_wait(&w->cv_space, &w->mu);
 	}
 	if (w->retired_seq <= seq)
-		err = w->err ? w->err : -ESHUTDOWN;
+		err = stopped(w);
 	pthread_mutex_unlock(&w->mu);
 	return err;
 }

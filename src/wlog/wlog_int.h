@@ -114,6 +114,12 @@ static inline uint64_t wlog_round_blk(uint64_t n)
 	return (n + WLOG_BLK - 1) / WLOG_BLK * WLOG_BLK;
 }
 
+/* Bytes a record with a key of @keylen and @len data bytes takes in a batch. */
+static inline uint32_t wlog_rec_bytes(uint32_t keylen, uint32_t len)
+{
+	return (uint32_t)((sizeof(struct wlog_rhdr) + keylen + len + 7) & ~7ull);
+}
+
 /* wlog.c: positional I/O of the data area, wrapping at its end. */
 int wlog_io(struct wlog *w, bool write, uint64_t lsn, void *buf, uint64_t len);
 /* wlog.c: write the superblock naming (tail_lsn, tail_seq, w->epoch) into the next slot. */

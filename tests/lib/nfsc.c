@@ -209,11 +209,10 @@ int nfsc_read(struct nfsc *c, const struct nfsc_fh *fh, uint64_t off, uint32_t l
 	return (int)k.res.read.status;
 }
 
-int nfsc_write(struct nfsc *c, const struct nfsc_fh *fh, uint64_t off, const void *data,
-	       uint32_t len, stable_how how, uint32_t *count, stable_how *committed,
-	       uint8_t verf[8])
+/* The arguments of a WRITE of @len bytes at @data to @off of @fh. */
+static WRITE3args write_args(const struct nfsc_fh *fh, uint64_t off, const void *data, uint32_t len,
+			     stable_how how)
 {
-	struct nfsc_call k;
 	WRITE3args a;
 
 	memset(&a, 0, sizeof(a));
@@ -223,6 +222,16 @@ int nfsc_write(struct nfsc *c, const struct nfsc_fh *fh, uint64_t off, const voi
 	a.stable = how;
 	a.data.data_len = len;
 	a.data.data_val = (char *)data;
+	return a;
+}
+
+int nfsc_write(struct nfsc *c, const struct nfsc_fh *fh, uint64_t off, const void *data,
+	       uint32_t len, stable_how how, uint32_t *count, stable_how *committed,
+	       uint8_t verf[8])
+{
+	WRITE3args a = write_args(fh, off, data, len, how);
+	struct nfsc_call k;
+
 	nfsc_call_init(&k, sizeof(WRITE3res), NULL);
 	if (NFSC_RUN(c, &k, rpc_nfs3_write_async(c->rpc, nfsc_call_cb, &a, &k)))
 		return -1;
@@ -255,15 +264,8 @@ int nfsc_write_split(struct nfsc *c, const struct nfsc_fh *fh, uint64_t off, con
 	/* both calls leave in one segment, so that the server reads them together */
 	(void)setsockopt(rpc_get_fd(c->rpc), IPPROTO_TCP, TCP_CORK, &one, sizeof(one));
 	for (int i = 0; i < 2; i++) {
-		WRITE3args a;
+		WRITE3args a = write_args(fh, off + at[i], (const char *)data + at[i], n[i], how);
 
-		memset(&a, 0, sizeof(a));
-		a.file = nfsc_fh3(fh);
-		a.offset = off + at[i];
-		a.count = n[i];
-		a.stable = how;
-		a.data.data_len = n[i];
-		a.data.data_val = (char *)data + at[i];
 		nfsc_call_init(&k[i], sizeof(WRITE3res), NULL);
 		/* libnfs encodes the arguments into its output queue before this returns */
 		if (rpc_nfs3_write_async(c->rpc, nfsc_call_cb, &a, &k[i]))

@@ -332,12 +332,6 @@ static int replay_nothing(void *arg, const struct wlog_rec *r)
 	return -EEXIST; /* a new log holds no record */
 }
 
-/* Bytes of one logged WRITE of @len bytes of a file whose handle is @fh. */
-static uint64_t rec_span(const struct nfs3_fh *fh, uint32_t len)
-{
-	return (sizeof(struct wlog_rhdr) + fh->len + len + 7) & ~7ull;
-}
-
 /* With the stable-write log, a group's writes append their records and then wait once:
  * no fsync, one batch for all of them (both files), every reply FILE_SYNC or DATA_SYNC
  * with its data in the file. When the log's write fails, the log is set aside and
@@ -362,8 +356,9 @@ static void test_group_shares_one_log_batch(void)
 	begin_four("pqrs");
 	run_group(GROUP, res);
 	CHECK_EQ(nsynced, 0);
-	CHECK_EQ(w->head_lsn - before, wlog_round_blk(sizeof(struct wlog_batch) +
-						      3 * rec_span(&fh_a, 8) + rec_span(&fh_b, 5)));
+	CHECK_EQ(w->head_lsn - before,
+		 wlog_round_blk(sizeof(struct wlog_batch) + 3 * wlog_rec_bytes(fh_a.len, 8) +
+				wlog_rec_bytes(fh_b.len, 5)));
 	CHECK(w->durable_lsn == w->head_lsn);
 	for (unsigned i = 0; i < GROUP; i++) {
 		CHECK_EQ(res[i].status, NFS3_OK);

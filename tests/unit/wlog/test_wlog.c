@@ -72,16 +72,10 @@ static struct wlog *open_started(void)
 	return w;
 }
 
-/* Bytes of one record with a key of @keylen and @len data bytes, in a batch. */
-static uint64_t rec_span(uint32_t keylen, uint32_t len)
-{
-	return (sizeof(struct wlog_rhdr) + keylen + len + 7) & ~7ull;
-}
-
 /* Bytes a batch holding one record with a key of @keylen and @len data bytes takes. */
 static uint64_t batch_span(uint32_t keylen, uint32_t len)
 {
-	return wlog_round_blk(sizeof(struct wlog_batch) + rec_span(keylen, len));
+	return wlog_round_blk(sizeof(struct wlog_batch) + wlog_rec_bytes(keylen, len));
 }
 
 /* Fill @buf with bytes that depend on @tag. */
@@ -284,7 +278,8 @@ static void three_then_wait(void)
 	    w->durable_seq <= seq[2])
 		_exit(1);
 	if (w->head_lsn - before !=
-	    wlog_round_blk(sizeof(struct wlog_batch) + 2 * rec_span(6, 32768) + rec_span(6, 512)))
+	    wlog_round_blk(sizeof(struct wlog_batch) + 2 * wlog_rec_bytes(6, 32768) +
+			   wlog_rec_bytes(6, 512)))
 		_exit(2);			     /* not one batch */
 	if (wlog_wait(w, seq[0]) || wlog_wait(w, 0)) /* on disk already: at once */
 		_exit(3);
