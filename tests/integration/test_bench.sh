@@ -168,12 +168,14 @@ peak_search() { # NAME EXPECTED-PROBE-PHRASE SHOAL-BENCH-ARGS... (sets probes)
 	probes=$(grep -c '^auto-peak: probe requested' "$T/bench.err")
 	peak=${top%% op/s*}
 	want=${want//PROBES/$probes}
-	if [ "$trials" -ge 1 ] && [ "$top" = "$peak op/s, searched from 200 op/s in ${want}$trials trials of 0 s warm-up + 0.5 s measured" ]; then
+	# (a top point that fell short, run again, adds "; the top point fell short, run
+	# again at N op/s" and a point line of its own: a stall of the machine can do that)
+	if [ "$trials" -ge 1 ] && [ "${top%%; the top point fell short, run again at *}" = "$peak op/s, searched from 200 op/s in ${want}$trials trials of 0 s warm-up + 0.5 s measured" ]; then
 		ok "$name: $top"
 	else
 		fail "$name: expected '${want}$trials trials of 0 s + 0.5 s' got '$top'"
 	fi
-	check $name-is-ladder-top "$peak" "$(printf '%s\n' "$out" | awk '/^point /{print $4}')"
+	check $name-is-ladder-top "$peak" "$(printf '%s\n' "$out" | awk '/^point /{print $4; exit}')"
 }
 peak_search peak-trials ""
 check peak-trials-no-probes 0 "$probes"

@@ -80,7 +80,9 @@ static void usage(FILE *f)
 	      "  --load OPS         target peak op/s (sizes the fileset)\n"
 	      "  --points N         load points at 1/N .. N/N of OPS (default 10)\n"
 	      "  --auto-peak        search the peak first (short probes, then trials, to\n"
-	      "                     within 6%), then run the points below it\n"
+	      "                     within 6%), then run the points below it; a top point\n"
+	      "                     that falls short runs again at the rate it achieved\n"
+	      "                     (twice at most)\n"
 	      "  --warmup S --runtime S   per point (default 300/300, SFS2008's)\n"
 	      "  --peak-warmup S --peak-runtime S   per full-length trial of the peak search\n"
 	      "                     (default: as a point's)\n"
@@ -597,6 +599,54 @@ static double ladder_top(struct bench_engine *e, const struct opts *o, struct be
 	return peak;
 }
 
+struct ladder {
+	struct bench_engine *e;
+	const struct opts *o;
+	struct bench_run *run;
+};
+
+/* One step of the ladder (bench_step_fn): a load point, and its console lines. A top
+ * step run again is numbered past the ladder's length ("point 6/6" after "5/5"). */
+static void ladder_step(void *arg, unsigned i, double rate, bool *valid, bool *fell_short,
+			double *achieved)
+{
+	struct ladder *l = arg;
+	struct bench_point *pt = &l->run->points[i];
+
+	if (i >= l->o->points)
+		fprintf(stderr, "shoal-bench: the top point fell short; again at %.0f op/s\n",
+			rate);
+	bench_engine_point(l->e, rate, l->o->warmup, l->o->runtime, l->o->spids, l->o->nspids, pt);
+	l->run->npoints = i + 1;
+	bench_summary_point(stdout, pt, i, i < l->o->points ? l->o->points : i + 1);
+	fflush(stdout);
+	*valid = pt->valid;
+	*fell_short = !bench_rate_ok(rate, pt->achieved_ops, l->o->tolerance);
+	*achieved = pt->achieved_ops;
+}
+
+/*
+ * The load points of @ladder; with --auto-peak a top point that fell short runs again
+ * at the rate it achieved (bench_ladder_run()), and the report's "Peak Load Point"
+ * (run->ladder_top) says so.
+ */
+static void run_ladder(struct bench_engine *e, const struct opts *o, struct bench_run *run,
+		       const double *ladder)
+{
+	struct ladder l = {e, o, run};
+	unsigned n = bench_ladder_run(ladder, o->points, BENCH_MAX_POINTS, o->auto_peak,
+				      ladder_step, &l);
+
+	for (unsigned i = o->points; i < n; i++) {
+		size_t len = strlen(run->ladder_top);
+
+		snprintf(run->ladder_top + len, sizeof(run->ladder_top) - len,
+			 i == o->points ? "; the top point fell short, run again at %.0f op/s"
+					: " and at %.0f",
+			 run->points[i].requested_ops);
+	}
+}
+
 /*
  * Bring the server to rest before the ladder (bench_engine_settle()), and say how in
  * @run (its JSON and report) and on stderr. A failure makes the exit status 1, but the
@@ -769,13 +819,7 @@ int main(int argc, char **argv)
 	if (!settle(e, &run))
 		status = 1;
 	bench_ladder(peak, o.points, ladder);
-	for (unsigned i = 0; i < o.points; i++) {
-		bench_engine_point(e, ladder[i], o.warmup, o.runtime, o.spids, o.nspids,
-				   &run.points[i]);
-		run.npoints = i + 1;
-		bench_summary_point(stdout, &run.points[i], i, o.points);
-		fflush(stdout);
-	}
+	run_ladder(e, &o, &run, ladder);
 	errors = bench_engine_errors(e, stdout);
 	if (!bench_engine_healthy(e))
 		status = 1;

@@ -4,6 +4,13 @@
  * bracketed by what the probes found. A full-length trial costs as much as a load point
  * (15 s in the quick run); the probes save most of the ones a climb from a low start
  * would need (doc/bench/history.md).
+ *
+ * Then the ladder up to the peak found. The search keeps the best of its trials, a high
+ * draw of a machine whose capacity moves by a tenth from one point to the next, so the
+ * ladder's top step, asked for it, falls short now and then. The run's curve would then
+ * end a step early, and its ORT leave out the response times near the peak that a
+ * compliant SFS run, every point valid, includes; which server that flatters would be
+ * chance. So a top step that fell short runs again at the rate it did achieve.
  */
 #include "peak_search.h"
 
@@ -92,4 +99,24 @@ double bench_peak_search(const struct bench_search *s)
 	bracket(&full, rate, step);
 	bisect(&full, s->precision);
 	return full.best > 0 ? full.best : full.last;
+}
+
+unsigned bench_ladder_run(const double *rates, unsigned n, unsigned max, bool top_again,
+			  bench_step_fn fn, void *arg)
+{
+	double best = 0, achieved = 0;
+	bool valid = false, fell_short = false;
+	unsigned i = 0;
+
+	for (; i < n && i < max; i++) {
+		if (valid && achieved > best) /* the step before */
+			best = achieved;
+		fn(arg, i, rates[i], &valid, &fell_short, &achieved);
+	}
+	for (unsigned again = 0; top_again && again < BENCH_TOP_AGAIN && i < max; again++, i++) {
+		if (!fell_short || !(achieved > best))
+			break;
+		fn(arg, i, achieved, &valid, &fell_short, &achieved);
+	}
+	return i;
 }

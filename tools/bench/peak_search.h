@@ -1,8 +1,10 @@
 /*
  * peak_search.h - the search for a server's peak rate before the load ladder: short
  * probes find roughly where the server stops keeping up, then trials as long as the
- * points pin the peak down within a few percent. Pure control logic: the trials are run
- * by a callback, so the search is tested against model servers (test_peak_search.c).
+ * points pin the peak down within a few percent; and the ladder's run, whose top step
+ * runs again if it falls short of the searched peak. Pure control logic: trials and
+ * steps are run by callbacks, so both are tested against model servers
+ * (test_peak_search.c).
  */
 #ifndef SHOAL_BENCH_PEAK_SEARCH_H
 #define SHOAL_BENCH_PEAK_SEARCH_H
@@ -38,5 +40,22 @@ struct bench_search {
  * full-length trial was valid, what the last one achieved.
  */
 double bench_peak_search(const struct bench_search *s);
+
+/* One step of the load ladder, the @i-th run: run @rate op/s and say whether the step
+ * was valid, whether it fell short of @rate by more than the tolerance (a step may be
+ * invalid for other reasons too), and the rate it achieved. */
+typedef void (*bench_step_fn)(void *arg, unsigned i, double rate, bool *valid, bool *fell_short,
+			      double *achieved);
+
+#define BENCH_TOP_AGAIN 2 /* runs at most of a top step again, after it fell short */
+
+/*
+ * Run the ladder @rates[0..@n-1] (ascending), one @fn call a step. With @top_again (its
+ * top was a search's pick): while the last step fell short of its request and achieved
+ * more than every valid step before it, run it again at the rate it achieved, up to
+ * BENCH_TOP_AGAIN times and never beyond @max steps in all. Returns the steps run.
+ */
+unsigned bench_ladder_run(const double *rates, unsigned n, unsigned max, bool top_again,
+			  bench_step_fn fn, void *arg);
 
 #endif

@@ -2,7 +2,8 @@
  * test_peak_search.c - the peak search (peak_search.c) against model servers: the peak
  * found within 6% below the true one and never above it, with and without probes; probes
  * that over- or underrate the server; stalls; a start above the peak; the trial budget;
- * and what the probes are for: fewer full-length trials.
+ * and what the probes are for: fewer full-length trials. Then the ladder's run: a top
+ * step that fell short runs again at what it achieved, and only then.
  */
 #include "peak_search.h"
 #include "unit/test.h"
@@ -142,5 +143,78 @@ static void test_budget(void)
 	CHECK_EQ(m.n[0] + m.n[1], 0);
 }
 
+/* A server for the ladder: its i-th step achieves the request up to cap[i] (0: no cap),
+ * and is short (invalid) below 90% of it; step @broken is invalid for another reason. */
+struct ladder_model {
+	double cap[8];
+	int broken;
+	unsigned n;
+	double req[8];
+};
+
+static void ladder_step(void *arg, unsigned i, double rate, bool *valid, bool *fell_short,
+			double *achieved)
+{
+	struct ladder_model *m = arg;
+
+	CHECK_EQ(i, m->n);
+	m->req[m->n++] = rate;
+	*achieved = m->cap[i] > 0 && m->cap[i] < rate ? m->cap[i] : rate;
+	*fell_short = *achieved < rate * 0.9;
+	*valid = !*fell_short && (int)i != m->broken;
+}
+
+static const double ladder5[] = {100, 200, 300, 400, 1000};
+
+static unsigned run_ladder(struct ladder_model *m, unsigned max, bool top_again)
+{
+	m->n = 0;
+	return bench_ladder_run(ladder5, 5, max, top_again, ladder_step, m);
+}
+
+/* A ladder whose steps all hold runs once, step by step at the rates given. */
+static void test_ladder_valid(void)
+{
+	struct ladder_model m = {{0}, -1, 0, {0}};
+
+	CHECK_EQ(run_ladder(&m, 8, true), 5);
+	CHECK_EQ(m.n, 5);
+	for (unsigned i = 0; i < 5; i++)
+		CHECK(m.req[i] == ladder5[i]);
+}
+
+/* A short top runs again at what it achieved; again while it falls short and achieves
+ * more than the valid steps, twice at most. */
+static void test_ladder_top_again(void)
+{
+	struct ladder_model once = {{0, 0, 0, 0, 800}, -1, 0, {0}};
+	struct ladder_model twice = {{0, 0, 0, 0, 800, 700, 600}, -1, 0, {0}};
+
+	CHECK_EQ(run_ladder(&once, 8, true), 6);
+	CHECK(once.req[5] == 800);
+	CHECK_EQ(run_ladder(&twice, 8, true), 7);
+	CHECK(twice.req[5] == 800 && twice.req[6] == 700);
+	/* The limit on steps in all bounds the runs again. */
+	CHECK_EQ(run_ladder(&twice, 6, true), 6);
+	CHECK_EQ(run_ladder(&twice, 5, true), 5);
+	CHECK_EQ(run_ladder(&twice, 3, true), 3);
+}
+
+/* No run again: without top_again (a ladder asked for, not searched), for a top invalid
+ * for another reason than its rate, or one that achieved no more than a valid step. */
+static void test_ladder_top_kept(void)
+{
+	struct ladder_model fixed = {{0, 0, 0, 0, 800}, -1, 0, {0}};
+	struct ladder_model broken = {{0}, 4, 0, {0}};
+	struct ladder_model below = {{0, 0, 0, 0, 390}, -1, 0, {0}};
+	struct ladder_model again_below = {{0, 0, 0, 0, 800, 380}, -1, 0, {0}};
+
+	CHECK_EQ(run_ladder(&fixed, 8, false), 5);
+	CHECK_EQ(run_ladder(&broken, 8, true), 5);
+	CHECK_EQ(run_ladder(&below, 8, true), 5);
+	CHECK_EQ(run_ladder(&again_below, 8, true), 6);
+}
+
 TESTS(test_found, test_probes_save_trials, test_probes_overrate, test_probes_underrate, test_stall,
-      test_start_too_high, test_nothing_valid, test_budget);
+      test_start_too_high, test_nothing_valid, test_budget, test_ladder_valid,
+      test_ladder_top_again, test_ladder_top_kept);
