@@ -621,7 +621,9 @@ static void ladder_step(void *arg, unsigned i, double rate, bool *valid, bool *f
 	bench_summary_point(stdout, pt, i, i < l->o->points ? l->o->points : i + 1);
 	fflush(stdout);
 	*valid = pt->valid;
-	*fell_short = !bench_rate_ok(rate, pt->achieved_ops, l->o->tolerance);
+	/* short with every connection up: a lost one would fail the next run too */
+	*fell_short = !bench_rate_ok(rate, pt->achieved_ops, l->o->tolerance) &&
+		      bench_engine_healthy(l->e);
 	*achieved = pt->achieved_ops;
 }
 

@@ -42,8 +42,8 @@ struct bench_search {
 double bench_peak_search(const struct bench_search *s);
 
 /* One step of the load ladder, the @i-th run: run @rate op/s and say whether the step
- * was valid, whether it fell short of @rate by more than the tolerance (a step may be
- * invalid for other reasons too), and the rate it achieved. */
+ * was valid, whether it fell short of @rate by more than the tolerance with nothing else
+ * wrong (the one failure a run at a lower rate may cure), and the rate it achieved. */
 typedef void (*bench_step_fn)(void *arg, unsigned i, double rate, bool *valid, bool *fell_short,
 			      double *achieved);
 
